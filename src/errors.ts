@@ -1,0 +1,16 @@
+/**
+ * A problem in what the user gave us (flags, config, definitions, case files).
+ * The CLI prints the message and exits 2 before any item runs; every message names
+ * the file (and line, where there is one) and says what to do.
+ */
+export class InputError extends Error {
+  override name = "InputError";
+}
+
+/** Exit codes shared by every command (DESIGN.md). */
+export const EXIT = {
+  passed: 0,
+  fellShort: 1,
+  couldNotRun: 2,
+  interrupted: 130,
+} as const;
