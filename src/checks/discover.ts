@@ -1,0 +1,73 @@
+import { type Dirent, realpathSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+
+export interface DiscoverOptions {
+  projectRoot: string;
+  excludeDirs: readonly string[];
+  /** Scan only this folder (relative to the project root), whatever its name. */
+  checkDir?: string | undefined;
+}
+
+const CHECKS_DIR_NAME = "eval_checks";
+
+/**
+ * Finds check files: every `*.yaml`/`*.yml` under `eval_checks/` folders at any depth (or under
+ * `checkDir`), skipping excluded folder names and never following directory symlinks.
+ * Returns real absolute paths, de-duplicated, sorted by code point.
+ */
+export async function discoverCheckFiles(options: DiscoverOptions): Promise<string[]> {
+  const exclude = new Set(options.excludeDirs);
+  const found = new Set<string>();
+  if (options.checkDir !== undefined) {
+    await scanChecksDir(path.resolve(options.projectRoot, options.checkDir), exclude, found);
+  } else {
+    await findChecksDirs(options.projectRoot, exclude, found);
+  }
+  return [...found].sort(byCodePoint);
+}
+
+/** Code-point order, as Python sorts strings (UTF-8 byte order is code-point order). */
+export function byCodePoint(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+async function findChecksDirs(dir: string, exclude: Set<string>, found: Set<string>) {
+  if (path.basename(dir) === CHECKS_DIR_NAME) return scanChecksDir(dir, exclude, found);
+  const entries = await listDir(dir);
+  await Promise.all(
+    entries
+      .filter((entry) => entry.isDirectory() && !exclude.has(entry.name))
+      .map((entry) => findChecksDirs(path.join(dir, entry.name), exclude, found)),
+  );
+}
+
+async function scanChecksDir(dir: string, exclude: Set<string>, found: Set<string>) {
+  const entries = await listDir(dir);
+  await Promise.all(
+    entries.map(async (entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!exclude.has(entry.name)) await scanChecksDir(full, exclude, found);
+        return;
+      }
+      if (!isCheckFileName(entry.name)) return;
+      if (entry.isFile() || (entry.isSymbolicLink() && (await isFileTarget(full)))) {
+        found.add(realpathSync(full));
+      }
+    }),
+  );
+}
+
+function isCheckFileName(name: string): boolean {
+  return name.endsWith(".yaml") || name.endsWith(".yml");
+}
+
+async function isFileTarget(link: string): Promise<boolean> {
+  const info = await stat(link).catch(() => null);
+  return info?.isFile() ?? false;
+}
+
+async function listDir(dir: string): Promise<Dirent[]> {
+  return readdir(dir, { withFileTypes: true }).catch(() => []);
+}

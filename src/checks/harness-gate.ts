@@ -1,0 +1,17 @@
+import { InputError } from "../errors.js";
+import { byCodePoint } from "./discover.js";
+import type { Check } from "./types.js";
+
+/** harness_judge checks need an agent: say so before anything runs, naming the first file. */
+export function requireHarness(checks: readonly Check[], agent: string | null): void {
+  if (agent !== null) return;
+  const offenders = checks
+    .filter((check) => check.type === "harness_judge")
+    .map((check) => check.sourcePath)
+    .sort(byCodePoint);
+  if (offenders.length === 0) return;
+  throw new InputError(
+    `harness_judge check requires a harness but none is configured (first offender: ${offenders[0]}). ` +
+      "Fix: set [harness] agent in .eval-banana/config.toml or pass --harness-agent on the command line.",
+  );
+}

@@ -1,0 +1,161 @@
+import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument } from "yaml";
+import { z } from "zod";
+import { InputError } from "../errors.js";
+import type { Check } from "./types.js";
+
+const nonEmpty = (field: string) =>
+  z
+    .string(`${field} must be a string`)
+    .transform((value) => value.trim())
+    .pipe(z.string().min(1, `${field} must be non-empty`));
+
+const common = {
+  schema_version: z.literal(1, "schema_version must be 1"),
+  id: z
+    .string("id must be a string")
+    .transform((value) => value.trim())
+    .pipe(
+      z
+        .string()
+        .min(1, "id must be non-empty")
+        .regex(/^[a-zA-Z0-9_-]+$/, "id must match ^[a-zA-Z0-9_-]+$ (letters, digits, _ and -)"),
+    ),
+  description: nonEmpty("description"),
+  tags: z.array(z.string(), "tags must be a list of strings").default([]),
+};
+
+const deterministicSchema = z
+  .strictObject({
+    ...common,
+    type: z.literal("deterministic"),
+    script: z.string("script must be a string").optional(),
+    script_path: z.string("script_path must be a string").optional(),
+  })
+  .refine((check) => Boolean(check.script) !== Boolean(check.script_path), {
+    message: "exactly one of script or script_path must be set",
+  });
+
+const harnessJudgeSchema = z.strictObject({
+  ...common,
+  type: z.literal("harness_judge"),
+  instructions: nonEmpty("instructions"),
+  model: z.string("model must be a string").min(1, "model must be non-empty").optional(),
+});
+
+const checkSchema = z.discriminatedUnion("type", [deterministicSchema, harnessJudgeSchema], {
+  error: "type must be 'deterministic' or 'harness_judge'",
+});
+
+/** What to do about a field the schema does not know. */
+const UNKNOWN_FIELD_HINTS: Record<string, string> = {
+  target_paths:
+    "target_paths was removed: a harness judge reads files itself, so name them in `instructions`; a script finds them from ctx['project_root']",
+  timeout_seconds:
+    "per-check timeout_seconds was removed: set [core] check_timeout_seconds or [harness] timeout_seconds in .eval-banana/config.toml",
+};
+
+const MAX_ALIASES = 100;
+
+/** Parses and validates one check file's exact bytes; every error names the file and position. */
+export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
+  const { data, locate } = parseYamlMapping(sourcePath, bytes);
+  if (data.type === "llm_judge") {
+    throw new InputError(
+      `Check type 'llm_judge' was renamed to 'harness_judge' in ${sourcePath}${locate(["type"])}. ` +
+        "Update the 'type' field in your YAML to 'harness_judge'.",
+    );
+  }
+  const parsed = checkSchema.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => describeIssue(sourcePath, issue, locate));
+    throw new InputError(
+      `Invalid check definition in ${sourcePath}:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+    );
+  }
+  const value = parsed.data;
+  const base = { id: value.id, description: value.description, tags: value.tags, sourcePath };
+  if (value.type === "harness_judge") {
+    return {
+      ...base,
+      yamlBytes: bytes,
+      type: "harness_judge",
+      instructions: value.instructions,
+      model: value.model ?? null,
+    };
+  }
+  return {
+    ...base,
+    yamlBytes: bytes,
+    type: "deterministic",
+    script: value.script || null,
+    scriptPath: value.script ? null : (value.script_path ?? null),
+  };
+}
+
+type Locate = (path: readonly PropertyKey[], key?: string) => string;
+
+/** Reads YAML as in the Python original (YAML 1.1, one document, a mapping at the top). */
+export function parseYamlMapping(
+  sourcePath: string,
+  bytes: Uint8Array,
+): { data: Record<string, unknown>; locate: Locate } {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError(`Failed to parse YAML in ${sourcePath}: the file is not UTF-8 text`);
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { version: "1.1", lineCounter, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const pos = first.linePos?.[0];
+    const where = pos ? `:${pos.line}:${pos.col}` : "";
+    const detail = first.message.split("\n")[0];
+    throw new InputError(`Failed to parse YAML in ${sourcePath}${where}: ${detail}`);
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new InputError(`Failed to parse YAML in ${sourcePath}: ${detail}`);
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new InputError(
+      `Invalid check definition in ${sourcePath}: top-level YAML must be a mapping`,
+    );
+  }
+  const locate: Locate = (path, key) => {
+    const node = key === undefined ? doc.getIn(path, true) : keyNode(doc.getIn(path, true), key);
+    const offset = isNode(node) ? node.range?.[0] : undefined;
+    if (offset === undefined) return "";
+    const pos = lineCounter.linePos(offset);
+    return `:${pos.line}:${pos.col}`;
+  };
+  return { data: data as Record<string, unknown>, locate };
+}
+
+function keyNode(parent: unknown, key: string): Node | undefined {
+  if (!isMap(parent)) return undefined;
+  const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === key);
+  return isNode(pair?.key) ? pair.key : undefined;
+}
+
+function describeIssue(sourcePath: string, issue: z.core.$ZodIssue, locate: Locate): string {
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys
+      .map((key) => {
+        const hint = UNKNOWN_FIELD_HINTS[key] ?? "remove it or check its spelling";
+        return `${sourcePath}${locate(issue.path, key)}: unknown field '${key}': ${hint}`;
+      })
+      .join("\n  ");
+  }
+  const field = issue.path.map(String).join(".");
+  const where = locate(issue.path) || locate([]) || ":1:1";
+  const message = issue.message.startsWith("Invalid input")
+    ? `${field || "check"}: ${issue.message}`
+    : issue.message;
+  const missing = issue.input === undefined && field ? ` (field '${field}' is missing)` : "";
+  return `${sourcePath}${where}: ${message}${missing}`;
+}

@@ -1,0 +1,27 @@
+/** A check definition as loaded from one YAML file. */
+interface CheckBase {
+  id: string;
+  description: string;
+  tags: string[];
+  /** Absolute real path of the YAML file. */
+  sourcePath: string;
+  /** The exact bytes that were parsed (they feed the digest). */
+  yamlBytes: Uint8Array;
+}
+
+export interface DeterministicCheck extends CheckBase {
+  type: "deterministic";
+  /** Inline Python source, or null when `script_path` is used. */
+  script: string | null;
+  /** `script_path` as written (relative to the YAML file's folder), or null. */
+  scriptPath: string | null;
+}
+
+export interface HarnessJudgeCheck extends CheckBase {
+  type: "harness_judge";
+  instructions: string;
+  model: string | null;
+}
+
+export type Check = DeterministicCheck | HarnessJudgeCheck;
+export type CheckType = Check["type"];

@@ -1,0 +1,14 @@
+import { listChecks } from "../checks/api.js";
+import { configOptions, type RunFlags } from "./run.js";
+
+/** One tab-separated line per check: id, type, description, source path. */
+export async function listCommand(flags: RunFlags): Promise<number> {
+  const checks = await listChecks({
+    ...configOptions(flags),
+    checkDir: flags.checkDir,
+    tags: flags.tag,
+  });
+  const lines = checks.map((c) => [c.id, c.type, c.description, c.sourcePath].join("\t"));
+  process.stdout.write(lines.map((line) => `${line}\n`).join(""));
+  return 0;
+}

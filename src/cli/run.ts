@@ -1,0 +1,59 @@
+import pc from "picocolors";
+import { type LoadConfigOptions, loadConfig } from "../config/load.js";
+import { runChecks } from "../engine/run-checks.js";
+import type { CheckResult } from "../report/check-report.js";
+import { checkReportConsole } from "../report/console.js";
+import { abortOnSignals } from "./interrupt.js";
+import { settingFlags } from "./options.js";
+import { debugLogger, printWarning } from "./output.js";
+
+export interface RunFlags extends Record<string, unknown> {
+  cwd: string;
+  projectConfig: boolean;
+  checkDir?: string;
+  checkId?: string;
+  tag?: string[];
+  flatOutput?: boolean;
+  verbose?: boolean;
+}
+
+export function configOptions(flags: RunFlags): LoadConfigOptions {
+  return { cwd: flags.cwd, noProjectConfig: !flags.projectConfig, flags: settingFlags(flags) };
+}
+
+export async function runCommand(flags: RunFlags): Promise<number> {
+  const debug = debugLogger(flags.verbose);
+  const config = await loadConfig(configOptions(flags));
+  for (const warning of config.warnings) printWarning(warning);
+  debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
+  const interrupt = abortOnSignals();
+  const progress = process.stderr.isTTY ? liveProgress : debugProgress(debug);
+  try {
+    const run = await runChecks({
+      config,
+      checkDir: flags.checkDir,
+      checkId: flags.checkId,
+      tags: flags.tag,
+      flatOutput: flags.flatOutput,
+      signal: interrupt.signal,
+      onResult: progress,
+      argv: process.argv.slice(2),
+    });
+    if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
+    process.stdout.write(checkReportConsole(run.report));
+    return run.exitCode;
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+function liveProgress(result: CheckResult, done: number, total: number): void {
+  process.stderr.write(
+    `\r\x1b[K${pc.dim(`[${done}/${total}]`)} ${result.check_id}: ${result.status}`,
+  );
+}
+
+function debugProgress(debug: (message: string) => void) {
+  return (result: CheckResult, done: number, total: number) =>
+    debug(`[${done}/${total}] ${result.check_id}: ${result.status} (${result.duration_ms} ms)`);
+}

@@ -1,0 +1,253 @@
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { parse as parseToml, TomlError } from "smol-toml";
+import type { z } from "zod";
+import { InputError } from "../errors.js";
+import { type AgentOverride, type ConfigFile, fileSchema, LEGACY_KEYS } from "./schema.js";
+import { parseText, SETTINGS, type Setting, type SettingValues, settingId } from "./settings.js";
+
+export const CONFIG_RELATIVE_PATH = path.join(".eval-banana", "config.toml");
+
+export const DEFAULT_EXCLUDE_DIRS = [
+  ".git",
+  ".hg",
+  ".svn",
+  ".venv",
+  "venv",
+  "node_modules",
+  "__pycache__",
+  "dist",
+  "build",
+] as const;
+
+const DEFAULTS: Record<string, string | number> = {
+  "core.output_dir": ".eval-banana/results",
+  "core.pass_threshold": 1.0,
+  "core.llm_max_input_chars": 0,
+  "core.max_parallel_checks": 4,
+  "core.check_timeout_seconds": 300,
+  "harness.timeout_seconds": 300,
+};
+
+export interface HarnessConfig {
+  agent: string | null;
+  model: string | null;
+  reasoningEffort: string | null;
+  timeoutSeconds: number;
+  env: Record<string, string>;
+  envAllowlist: string[] | null;
+}
+
+export interface Config {
+  /** Folder holding `.eval-banana/`, or the working directory when there is no config file. */
+  projectRoot: string;
+  configPath: string | null;
+  /** Absolute. */
+  outputDir: string;
+  /** True only when `--output-dir` was given (what `--flat-output` requires). */
+  outputDirFromFlag: boolean;
+  passThreshold: number;
+  llmMaxInputChars: number;
+  maxParallelChecks: number;
+  checkTimeoutSeconds: number;
+  python: string | null;
+  excludeDirs: string[];
+  harness: HarnessConfig;
+  agents: Record<string, AgentOverride>;
+  /** Things worth telling the user that do not stop the run (legacy keys). */
+  warnings: string[];
+}
+
+export interface LoadConfigOptions {
+  /** Where to start looking for `.eval-banana/config.toml` (default: process.cwd()). */
+  cwd?: string;
+  noProjectConfig?: boolean;
+  /** Values from command-line flags, keyed `section.key` (highest precedence). */
+  flags?: SettingValues;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Loads the configuration: flags > EVAL_BANANA_* > config file > defaults. */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
+  const cwd = path.resolve(options.cwd ?? ".");
+  const configPath = options.noProjectConfig ? null : await findConfigFile(cwd);
+  const file = configPath ? await readConfigFile(configPath) : { data: {}, warnings: [] };
+  const values: SettingValues = {
+    ...fileValues(file.data),
+    ...envValues(options.env ?? process.env),
+    ...flagValues(options.flags ?? {}),
+  };
+  const projectRoot = configPath ? path.dirname(path.dirname(configPath)) : cwd;
+  const get = (id: string) => values[id as keyof SettingValues] ?? DEFAULTS[id];
+  const str = (id: string) => (get(id) as string | undefined) ?? null;
+  return {
+    projectRoot,
+    configPath,
+    outputDir: path.resolve(projectRoot, get("core.output_dir") as string),
+    outputDirFromFlag: options.flags?.["core.output_dir"] !== undefined,
+    passThreshold: get("core.pass_threshold") as number,
+    llmMaxInputChars: get("core.llm_max_input_chars") as number,
+    maxParallelChecks: get("core.max_parallel_checks") as number,
+    checkTimeoutSeconds: get("core.check_timeout_seconds") as number,
+    python: str("core.python"),
+    excludeDirs: file.data.discovery?.exclude_dirs ?? [...DEFAULT_EXCLUDE_DIRS],
+    harness: {
+      agent: str("harness.agent"),
+      model: str("harness.model"),
+      reasoningEffort: str("harness.reasoning_effort"),
+      timeoutSeconds: get("harness.timeout_seconds") as number,
+      env: file.data.harness?.env ?? {},
+      envAllowlist: file.data.harness?.env_allowlist ?? null,
+    },
+    agents: file.data.agents ?? {},
+    warnings: file.warnings,
+  };
+}
+
+/** First `.eval-banana/config.toml` found walking up from `start`. */
+export async function findConfigFile(start: string): Promise<string | null> {
+  let dir = path.resolve(start);
+  for (;;) {
+    const candidate = path.join(dir, CONFIG_RELATIVE_PATH);
+    const info = await stat(candidate).catch(() => null);
+    if (info?.isFile()) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+async function readConfigFile(file: string): Promise<{ data: ConfigFile; warnings: string[] }> {
+  const text = await readFile(file, "utf8");
+  let raw: Record<string, unknown>;
+  try {
+    raw = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new InputError(tomlErrorMessage(file, error));
+  }
+  const warnings = stripLegacyKeys(file, raw);
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => describeIssue(file, text, issue));
+    throw new InputError(
+      `Invalid config ${file}:\n${problems.map((p) => `  ${p}`).join("\n")}\n` +
+        "Fix these keys (see `eb init` for a commented template).",
+    );
+  }
+  return { data: parsed.data, warnings };
+}
+
+function tomlErrorMessage(file: string, error: unknown): string {
+  if (error instanceof TomlError) {
+    const first = error.message.split("\n")[0];
+    return `Invalid TOML in ${file}:${error.line}:${error.column}: ${first}`;
+  }
+  return `Invalid TOML in ${file}: ${String(error)}`;
+}
+
+function stripLegacyKeys(file: string, raw: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  for (const legacy of LEGACY_KEYS) {
+    const parentPath = legacy.path.slice(0, -1);
+    const parent = parentPath.reduce<unknown>(
+      (node, key) => (isTable(node) ? node[key] : undefined),
+      raw,
+    );
+    const key = legacy.path.at(-1)!;
+    if (!isTable(parent) || !(key in parent)) continue;
+    if (legacy.level === "error") throw new InputError(`${file}: ${legacy.message}`);
+    warnings.push(`${file}: ${legacy.message}`);
+    delete parent[key];
+  }
+  return warnings;
+}
+
+function isTable(node: unknown): node is Record<string, unknown> {
+  return typeof node === "object" && node !== null && !Array.isArray(node);
+}
+
+function describeIssue(file: string, text: string, issue: z.core.$ZodIssue): string {
+  const keys = issue.path.map(String);
+  const where = keys.length > 0 ? keyLabel(keys) : "top level";
+  if (issue.code === "unrecognized_keys") {
+    const names = issue.keys.join(", ");
+    const line = findKeyLine(text, keys, issue.keys[0] ?? "");
+    return `${file}${line}: ${where} has unknown key(s): ${names}`;
+  }
+  const line = findKeyLine(text, keys.slice(0, -1), keys.at(-1) ?? "");
+  return `${file}${line}: ${where}: ${issue.message}`;
+}
+
+/** `[core] pass_threshold`, `[agents.x] command`, `[harness.env]`. */
+function keyLabel(keys: string[]): string {
+  if (keys.length === 1) return `[${keys[0]}]`;
+  if (keys[0] === "agents" && keys.length > 2) {
+    return `[agents.${keys[1]}] ${keys.slice(2).join(".")}`;
+  }
+  return `[${keys[0]}] ${keys.slice(1).join(".")}`;
+}
+
+/** Best-effort `:line` of `key = ...` inside the `[table]` header (TOML parsers give no positions). */
+function findKeyLine(text: string, table: string[], key: string): string {
+  const header = table.join(".");
+  let current = "";
+  const lines = text.split(/\r?\n/);
+  for (const [index, line] of lines.entries()) {
+    const heading = /^\s*\[+\s*([^\]]+?)\s*\]+/.exec(line);
+    if (heading) {
+      current = heading[1]!.replaceAll(/["'\s]/g, "");
+      continue;
+    }
+    const keyMatch = /^\s*["']?([^"'=\s]+)["']?\s*=/.exec(line);
+    if (current === header && keyMatch?.[1] === key) return `:${index + 1}`;
+  }
+  return "";
+}
+
+function fileValues(data: ConfigFile): SettingValues {
+  const values: SettingValues = {};
+  for (const setting of SETTINGS) {
+    const section = data[setting.section as "core" | "harness"] as
+      | Record<string, unknown>
+      | undefined;
+    const value = section?.[setting.key];
+    if (typeof value === "string" || typeof value === "number") values[settingId(setting)] = value;
+  }
+  return values;
+}
+
+function envValues(env: NodeJS.ProcessEnv): SettingValues {
+  const values: SettingValues = {};
+  for (const setting of SETTINGS as readonly Setting[]) {
+    if (!setting.env) continue;
+    const name = `EVAL_BANANA_${setting.env}`;
+    const raw = env[name];
+    // An empty variable is treated as unset: `FOO= eb run` must not silently clear a setting.
+    if (raw === undefined || raw === "") continue;
+    values[settingId(setting)] = parseOrThrow(setting, raw, `environment variable ${name}`);
+  }
+  return values;
+}
+
+function flagValues(flags: SettingValues): SettingValues {
+  const values: SettingValues = {};
+  for (const setting of SETTINGS as readonly Setting[]) {
+    const raw = flags[settingId(setting)];
+    if (raw === undefined) continue;
+    const flag = `--${setting.section === "harness" ? "harness-" : ""}${setting.key.replaceAll("_", "-")}`;
+    values[settingId(setting)] =
+      typeof raw === "string" ? parseOrThrow(setting, raw, `option ${flag}`) : raw;
+  }
+  return values;
+}
+
+function parseOrThrow(setting: Setting, raw: string, source: string): string | number {
+  const parsed = parseText(setting, raw);
+  if (parsed.success) return parsed.data;
+  const reason = parsed.error.issues[0]?.message ?? "invalid value";
+  const expected =
+    setting.kind === "string"
+      ? ""
+      : ` (expected ${setting.kind === "integer" ? "a whole number" : "a number"})`;
+  throw new InputError(`${source}=${JSON.stringify(raw)}: ${reason}${expected}`);
+}

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { SETTINGS, type Section } from "./settings.js";
+
+const stringList = z.array(z.string(), "must be a list of strings");
+const stringTable = z.record(z.string(), z.string(), "must be a table of string values");
+/** An empty string clears a value inherited from a built-in agent template. */
+const clearable = z.string("must be a string").transform((value) => (value === "" ? null : value));
+
+export const agentOverrideSchema = z.strictObject({
+  command: stringList.min(1, "must name the program").optional(),
+  shared_flags: stringList.optional(),
+  prompt_flag: clearable.optional(),
+  prompt_position: z
+    .enum(["tail", "after_command"], "must be 'tail' or 'after_command'")
+    .optional(),
+  model_flag: clearable.optional(),
+  model_env_vars: stringList.optional(),
+  default_model: clearable.optional(),
+  reasoning_effort: clearable.optional(),
+  reasoning_effort_flag: stringList.optional(),
+  provider_env: stringTable.optional(),
+});
+export type AgentOverride = z.output<typeof agentOverrideSchema>;
+
+function sectionShape(section: Section): Record<string, z.ZodOptional<z.ZodType>> {
+  const entries = SETTINGS.filter((s) => s.section === section).map((s) => [
+    s.key,
+    s.schema.optional(),
+  ]);
+  return Object.fromEntries(entries);
+}
+
+export const fileSchema = z.strictObject({
+  core: z.strictObject(sectionShape("core")).optional(),
+  discovery: z.strictObject({ exclude_dirs: stringList.optional() }).optional(),
+  harness: z
+    .strictObject({
+      ...sectionShape("harness"),
+      env: stringTable.optional(),
+      env_allowlist: stringList.optional(),
+    })
+    .optional(),
+  agents: z.record(z.string(), agentOverrideSchema).optional(),
+});
+export type ConfigFile = z.output<typeof fileSchema>;
+
+/**
+ * Keys the Python original had. Each is removed from the parsed file before validation, with a
+ * message: `error` stops the run, `warning` is printed and the key has no effect.
+ */
+export const LEGACY_KEYS: readonly {
+  path: readonly string[];
+  level: "error" | "warning";
+  message: string;
+}[] = [
+  {
+    path: ["llm"],
+    level: "error",
+    message:
+      "Legacy [llm] section was removed. Delete the [llm] section and configure harness agents under [harness] and [agents.*] instead.",
+  },
+  {
+    path: ["harness", "skip"],
+    level: "error",
+    message:
+      "[harness] skip was removed; delete the key from your config. harness is skipped automatically when [harness] agent is unset.",
+  },
+  {
+    path: ["harness", "skills_dir"],
+    level: "warning",
+    message: "[harness] skills_dir is no longer used and is ignored; delete it.",
+  },
+  ...["deterministic_timeout_seconds", "llm_timeout_seconds", "task_timeout_seconds"].map(
+    (key) => ({
+      path: ["core", key],
+      level: "warning" as const,
+      message: `[core] ${key} is no longer used and is ignored; use [core] check_timeout_seconds or [harness] timeout_seconds.`,
+    }),
+  ),
+];

@@ -1,0 +1,237 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { checkDefinitionSha256 } from "../checks/digest.js";
+import { requireHarness } from "../checks/harness-gate.js";
+import { loadChecks } from "../checks/load.js";
+import { readScriptSnapshot } from "../checks/script.js";
+import { safeStem } from "../checks/stem.js";
+import type { Check } from "../checks/types.js";
+import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
+import { EXIT, InputError } from "../errors.js";
+import { errorOutcome, runDeterministic } from "../executors/deterministic.js";
+import { runHarnessJudge, validateHarness } from "../executors/harness-judge.js";
+import type { ExecContext, ExecOutcome, PreparedCheck } from "../executors/types.js";
+import { type PythonInterpreter, resolvePython } from "../process/python.js";
+import {
+  boundedStream,
+  buildCheckReport,
+  type CheckReport,
+  type CheckResult,
+} from "../report/check-report.js";
+import { checkReportMarkdown } from "../report/markdown.js";
+import { gitCommit } from "./git.js";
+import { runPool } from "./pool.js";
+import { RowWriter } from "./rows.js";
+import { createRunFolder } from "./run-folder.js";
+import { isoUtc, newRunId } from "./time.js";
+import { TOOL_VERSION } from "./version.js";
+
+export interface RunChecksOptions extends LoadConfigOptions {
+  /** An already loaded configuration (otherwise loaded from the other options). */
+  config?: Config;
+  checkDir?: string | undefined;
+  checkId?: string | undefined;
+  tags?: readonly string[] | undefined;
+  /** Write into `--output-dir` itself instead of a `<run_id>` folder inside it. */
+  flatOutput?: boolean;
+  /** Abort to stop launching checks and kill the running ones (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Called as each check finishes (in completion order). */
+  onResult?: (result: CheckResult, done: number, total: number) => void;
+  /** The command line, for the run manifest. */
+  argv?: readonly string[];
+}
+
+export interface CheckRun {
+  config: Config;
+  report: CheckReport;
+  runDir: string;
+  /** 0 passed, 1 fell short, 130 interrupted. */
+  exitCode: number;
+}
+
+/**
+ * Runs the selected checks and writes the run folder: `rows.jsonl` as checks finish, then
+ * `checks/<stem>.json`, `report.json` and `report.md`. Bad input throws InputError before any
+ * check runs; a failing, hanging or crashing check becomes an `error` result instead.
+ */
+export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRun> {
+  const config = options.config ?? (await loadConfig(options));
+  const checks = await selectRunnableChecks(config, options);
+  const startedAt = new Date();
+  const prepared = await Promise.all(checks.map(prepareCheck));
+  const [python, commit] = await Promise.all([
+    interpreterFor(checks, config),
+    gitCommit(config.projectRoot),
+  ]);
+  const runId = newRunId(startedAt);
+  const runDir = await createRunFolder({
+    outputDir: config.outputDir,
+    runId,
+    flat: options.flatOutput ?? false,
+    outputDirFromFlag: config.outputDirFromFlag,
+  });
+  const checksDir = path.join(runDir, "checks");
+  await mkdir(checksDir, { recursive: true });
+  const rows = new RowWriter(path.join(runDir, "rows.jsonl"), {
+    tool: "eval-banana",
+    version: TOOL_VERSION,
+    kind: "checks",
+    run_id: runId,
+    git_commit: commit,
+    project_root: config.projectRoot,
+    definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
+    command: options.argv ?? null,
+    started_at: isoUtc(startedAt),
+  });
+  const signal = options.signal ?? new AbortController().signal;
+  const scratchRoot = await mkdtemp(path.join(os.tmpdir(), "eval-banana-"));
+  const results: (CheckResult | undefined)[] = new Array(prepared.length);
+  let done = 0;
+  try {
+    await runPool(
+      prepared,
+      config.maxParallelChecks,
+      async (item, index) => {
+        const context: ExecContext = {
+          config,
+          checksDir,
+          stem: safeStem(item.check.id),
+          scratchDir: path.join(scratchRoot, String(index)),
+          python,
+          signal,
+        };
+        const result = await runOne(item, context);
+        if (!result) return;
+        await writeFile(
+          path.join(checksDir, `${context.stem}.json`),
+          `${JSON.stringify(result, null, 2)}\n`,
+        );
+        rows.append(rowOf(result));
+        results[index] = result;
+        options.onResult?.(result, ++done, prepared.length);
+      },
+      signal,
+    );
+  } finally {
+    await rm(scratchRoot, { recursive: true, force: true });
+  }
+  const completedAt = new Date();
+  const report = buildCheckReport(
+    results.filter((result) => result !== undefined),
+    {
+      runId,
+      projectRoot: config.projectRoot,
+      outputDir: runDir,
+      startedAt: isoUtc(startedAt),
+      completedAt: isoUtc(completedAt),
+      durationMs: completedAt.getTime() - startedAt.getTime(),
+      passThreshold: config.passThreshold,
+      interrupted: signal.aborted,
+    },
+  );
+  await writeFile(path.join(runDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(path.join(runDir, "report.md"), checkReportMarkdown(report));
+  rows.close({ ended_at: isoUtc(completedAt), interrupted: signal.aborted });
+  return { config, report, runDir, exitCode: exitCodeOf(report) };
+}
+
+/** Loads, selects and pre-flights checks: every reason not to run is found before any runs. */
+export async function selectRunnableChecks(
+  config: Config,
+  options: Pick<RunChecksOptions, "checkDir" | "checkId" | "tags">,
+): Promise<Check[]> {
+  const checks = await loadChecks({
+    projectRoot: config.projectRoot,
+    excludeDirs: config.excludeDirs,
+    checkDir: options.checkDir,
+    checkId: options.checkId,
+    tags: options.tags,
+  });
+  if (checks.length === 0) {
+    throw new InputError(
+      `No checks found under ${options.checkDir ?? config.projectRoot}. ` +
+        "Checks are *.yaml files inside eval_checks/ folders; see `eb list`.",
+    );
+  }
+  requireHarness(checks, config.harness.agent);
+  await validateHarness(checks, config);
+  return checks;
+}
+
+async function prepareCheck(check: Check): Promise<PreparedCheck> {
+  const script = check.type === "deterministic" ? await readScriptSnapshot(check) : null;
+  return { check, script, digest: checkDefinitionSha256(check.yamlBytes, script) };
+}
+
+async function interpreterFor(
+  checks: readonly Check[],
+  config: Config,
+): Promise<PythonInterpreter> {
+  if (!checks.some((check) => check.type === "deterministic")) {
+    return { executable: "python3", error: null };
+  }
+  return resolvePython(config.python, config.projectRoot);
+}
+
+async function runOne(item: PreparedCheck, context: ExecContext): Promise<CheckResult | null> {
+  const startedAt = new Date();
+  const started = performance.now();
+  await mkdir(context.scratchDir, { recursive: true });
+  const outcome = await execute(item, context).catch((error: unknown) =>
+    errorOutcome(`Internal error while running the check: ${String(error)}`),
+  );
+  if (outcome.aborted) return null;
+  const check = item.check;
+  const streamFile = (name: string) => `checks/${context.stem}.${name}.txt`;
+  return {
+    check_id: check.id,
+    check_type: check.type,
+    description: check.description,
+    source_path: check.sourcePath,
+    tags: check.tags,
+    status: outcome.status,
+    score: outcome.status === "passed" ? 1 : 0,
+    started_at: isoUtc(startedAt),
+    completed_at: isoUtc(new Date()),
+    duration_ms: Math.floor(performance.now() - started),
+    reason: outcome.reason,
+    error_detail: outcome.errorDetail,
+    stdout: boundedStream(outcome.stdout, outcome.stdoutChars, streamFile("stdout")),
+    stderr: boundedStream(outcome.stderr, outcome.stderrChars, streamFile("stderr")),
+    exit_code: outcome.exitCode,
+    details: outcome.details,
+    check_definition_sha256: item.digest,
+  };
+}
+
+function execute(item: PreparedCheck, context: ExecContext): Promise<ExecOutcome> {
+  const check = item.check;
+  return check.type === "deterministic"
+    ? runDeterministic(check, context, item)
+    : runHarnessJudge(check, context);
+}
+
+/** The row of one check sample in `rows.jsonl` (DESIGN.md field names). */
+function rowOf(result: CheckResult): Record<string, unknown> {
+  return {
+    id: result.check_id,
+    sample: 0,
+    score: result.score,
+    status: result.status,
+    tags: result.tags,
+    marks: result.status === "error" ? {} : { [result.check_type]: result.score === 1 },
+    ms: result.duration_ms,
+    reason: result.reason,
+    error: result.error_detail,
+    cached: false,
+    cost: null,
+    model: result.details.model ?? null,
+  };
+}
+
+function exitCodeOf(report: CheckReport): number {
+  if (report.interrupted) return EXIT.interrupted;
+  return report.run_passed ? EXIT.passed : EXIT.fellShort;
+}

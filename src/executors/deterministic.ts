@@ -1,0 +1,121 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { DeterministicCheck } from "../checks/types.js";
+import { LAUNCHER } from "../process/python.js";
+import { type ProcessResult, runProcess } from "../process/run.js";
+import type { ExecContext, ExecOutcome, PreparedCheck } from "./types.js";
+
+/**
+ * Runs a deterministic check: exit 0 = passed, any other exit = failed, could not start or
+ * timed out = error. The frozen script snapshot is what runs, never the file as it is now.
+ */
+export async function runDeterministic(
+  check: DeterministicCheck,
+  context: ExecContext,
+  prepared: PreparedCheck,
+): Promise<ExecOutcome> {
+  const { config, python } = context;
+  const snapshot = prepared.script;
+  if (snapshot?.state === "unavailable") return errorOutcome(snapshot.reason);
+  if (python.error) return errorOutcome(python.error);
+
+  const evidenceDir = path.join(context.checksDir, context.stem);
+  const contextPath = path.join(context.scratchDir, "context.json");
+  await mkdir(evidenceDir, { recursive: true });
+  await writeFile(
+    contextPath,
+    JSON.stringify(
+      {
+        check_id: check.id,
+        description: check.description,
+        project_root: config.projectRoot,
+        source_path: check.sourcePath,
+        output_dir: evidenceDir,
+      },
+      null,
+      2,
+    ),
+  );
+  const args = await scriptArgs(check, snapshot, context.scratchDir, contextPath);
+  const result = await runProcess({
+    command: python.executable,
+    args,
+    cwd: config.projectRoot,
+    timeoutMs: config.checkTimeoutSeconds * 1000,
+    stdoutFile: path.join(context.checksDir, `${context.stem}.stdout.txt`),
+    stderrFile: path.join(context.checksDir, `${context.stem}.stderr.txt`),
+    signal: context.signal,
+  });
+  return outcomeOf(result, config.checkTimeoutSeconds);
+}
+
+async function scriptArgs(
+  check: DeterministicCheck,
+  snapshot: PreparedCheck["script"],
+  scratchDir: string,
+  contextPath: string,
+): Promise<string[]> {
+  if (snapshot?.state === "readable") {
+    const frozen = path.join(scratchDir, "frozen_script.py");
+    await writeFile(frozen, snapshot.bytes);
+    return ["-c", LAUNCHER, frozen, snapshot.resolvedPath, contextPath];
+  }
+  const inline = path.join(scratchDir, "inline_check.py");
+  await writeFile(inline, check.script ?? "");
+  return [inline, contextPath];
+}
+
+function outcomeOf(result: ProcessResult, timeoutSeconds: number): ExecOutcome {
+  const streams = {
+    stdout: result.stdout,
+    stdoutChars: result.stdoutChars,
+    stderr: result.stderr,
+    stderrChars: result.stderrChars,
+    details: {},
+    aborted: result.aborted,
+  };
+  if (result.spawnError !== null)
+    return errorOutcome(`Could not start Python: ${result.spawnError}`);
+  if (result.timedOut) {
+    return {
+      ...streams,
+      status: "error",
+      reason: null,
+      errorDetail: `Deterministic script timed out after ${timeoutSeconds} seconds (its process group was killed)`,
+      exitCode: null,
+    };
+  }
+  const exitCode = result.exitCode ?? signalExitCode(result.signal);
+  return {
+    ...streams,
+    status: exitCode === 0 ? "passed" : "failed",
+    reason: null,
+    errorDetail: null,
+    exitCode,
+  };
+}
+
+/** A signal-killed script is a failure with a negative code, as Python's subprocess reports. */
+function signalExitCode(signal: string | null): number {
+  const number = signal ? (os.constants.signals as Record<string, number>)[signal] : undefined;
+  return number === undefined ? -1 : -number;
+}
+
+export function errorOutcome(
+  errorDetail: string,
+  details: Record<string, unknown> = {},
+): ExecOutcome {
+  return {
+    status: "error",
+    reason: null,
+    errorDetail,
+    stdout: "",
+    stdoutChars: 0,
+    stderr: "",
+    stderrChars: 0,
+    exitCode: null,
+    details,
+    aborted: false,
+  };
+}

@@ -1,0 +1,128 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { buildInvocation, isExecutable, resolveTemplate } from "../agents/resolve.js";
+import type { Check, HarnessJudgeCheck } from "../checks/types.js";
+import type { Config } from "../config/load.js";
+import { InputError } from "../errors.js";
+import { buildCheckJudgePrompt } from "../judge/prompt.js";
+import { extractVerdict, NO_VERDICT_MESSAGE } from "../judge/verdict.js";
+import { runProcess } from "../process/run.js";
+import { errorOutcome } from "./deterministic.js";
+import type { ExecContext, ExecOutcome } from "./types.js";
+
+/** Agents may print megabytes before the verdict; keep this much of stdout to search. */
+const VERDICT_SEARCH_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Before anything runs: the agent must be known and, where we can tell, installed.
+ * Only matters when a harness_judge check was selected.
+ */
+export async function validateHarness(checks: readonly Check[], config: Config): Promise<void> {
+  const agent = config.harness.agent;
+  if (agent === null || !checks.some((check) => check.type === "harness_judge")) return;
+  const template = resolveTemplate(agent, config.agents);
+  const program = template.command[0]!;
+  if (await isExecutable(program, process.env.PATH, config.projectRoot)) return;
+  const install = template.install ? ` Install it with: ${template.install}.` : "";
+  throw new InputError(
+    `Harness agent '${agent}' runs '${program}', which was not found on PATH.${install} ` +
+      "See the README's Harness setup section.",
+  );
+}
+
+/** Runs the configured agent on the check's prompt; the last valid verdict on stdout decides. */
+export async function runHarnessJudge(
+  check: HarnessJudgeCheck,
+  context: ExecContext,
+): Promise<ExecOutcome> {
+  const { config, stem } = context;
+  const agent = config.harness.agent!;
+  const template = resolveTemplate(agent, config.agents);
+  const prompt = buildCheckJudgePrompt(check.description, check.instructions);
+  const details = {
+    agent_type: agent,
+    model: null as string | null,
+    reasoning_effort: null as string | null,
+    timeout_seconds: config.harness.timeoutSeconds,
+    raw_response_path: null as string | null,
+  };
+  const invocation = buildInvocation({
+    agent,
+    template,
+    prompt,
+    model: check.model ?? config.harness.model,
+    reasoningEffort: config.harness.reasoningEffort,
+    harnessEnv: config.harness.env,
+    envAllowlist: config.harness.envAllowlist,
+    projectRoot: config.projectRoot,
+    parentEnv: process.env,
+    isRoot: process.getuid?.() === 0,
+    warn: (message) => process.stderr.write(`warning: ${message}\n`),
+  });
+  if ("error" in invocation) return errorOutcome(invocation.error, details);
+  details.model = invocation.model;
+  details.reasoning_effort = invocation.reasoningEffort;
+
+  // The prompt is on disk before launch, so it survives a failing or hanging agent.
+  await writeFile(path.join(context.checksDir, `${stem}.prompt.txt`), prompt);
+  const [command, ...args] = invocation.argv;
+  const result = await runProcess({
+    command: command!,
+    args,
+    cwd: config.projectRoot,
+    env: invocation.env,
+    timeoutMs: config.harness.timeoutSeconds * 1000,
+    stdoutFile: path.join(context.checksDir, `${stem}.stdout.txt`),
+    stderrFile: path.join(context.checksDir, `${stem}.stderr.txt`),
+    keepChars: VERDICT_SEARCH_CHARS,
+    signal: context.signal,
+  });
+  if (result.stdoutChars > 0) details.raw_response_path = `checks/${stem}.stdout.txt`;
+  const streams = {
+    stdout: result.stdout,
+    stdoutChars: result.stdoutChars,
+    stderr: result.stderr,
+    stderrChars: result.stderrChars,
+    exitCode: result.exitCode,
+    details,
+    aborted: result.aborted,
+  };
+  const error = (detail: string): ExecOutcome => ({
+    ...streams,
+    status: "error",
+    reason: null,
+    errorDetail: detail,
+  });
+  if (result.spawnError !== null)
+    return error(`Could not start agent '${command}': ${result.spawnError}`);
+  if (result.timedOut) {
+    return error(
+      `Harness judge subprocess timed out after ${config.harness.timeoutSeconds} seconds`,
+    );
+  }
+  if (result.exitCode !== 0) {
+    const last = lastLine(result.stderr) ?? lastLine(result.stdout);
+    const how =
+      result.exitCode === null
+        ? `was killed by ${result.signal}`
+        : `exited with code ${result.exitCode}`;
+    return error(`Agent ${how}${last ? `: ${last}` : ""}`);
+  }
+  const verdict = extractVerdict(result.stdout);
+  if (!verdict) return error(NO_VERDICT_MESSAGE);
+  return {
+    ...streams,
+    status: verdict.score === 1 ? "passed" : "failed",
+    reason: verdict.reason,
+    errorDetail: null,
+  };
+}
+
+function lastLine(text: string): string | null {
+  const line = text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .at(-1)
+    ?.trim();
+  return line ? line.slice(0, 300) : null;
+}

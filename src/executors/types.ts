@@ -1,0 +1,48 @@
+import type { ScriptSnapshot } from "../checks/script.js";
+import type { Check } from "../checks/types.js";
+import type { Config } from "../config/load.js";
+import type { PythonInterpreter } from "../process/python.js";
+
+export type Status = "passed" | "failed" | "error";
+
+/** Everything an executor needs to run one sample of one check. */
+export interface ExecContext {
+  config: Config;
+  /** `<run>/checks`, where per-check files go. */
+  checksDir: string;
+  /** File stem of this sample's files inside `checksDir`. */
+  stem: string;
+  /** Private scratch folder for this sample (removed after the run). */
+  scratchDir: string;
+  python: PythonInterpreter;
+  signal: AbortSignal;
+}
+
+/** What running a check produced, before timing and identity are added. */
+export interface ExecOutcome {
+  status: Status;
+  reason: string | null;
+  errorDetail: string | null;
+  /** Tail of stdout (≤ 2000 characters) and the full length; the full stream is in a file. */
+  stdout: string;
+  stdoutChars: number;
+  stderr: string;
+  stderrChars: number;
+  exitCode: number | null;
+  details: Record<string, unknown>;
+  /** True when the run was interrupted while this check ran: its outcome is discarded. */
+  aborted: boolean;
+}
+
+export type Executor<C extends Check> = (
+  check: C,
+  context: ExecContext,
+  prepared: PreparedCheck,
+) => Promise<ExecOutcome>;
+
+/** A check frozen before the run starts: the script bytes that will run and their digest. */
+export interface PreparedCheck {
+  check: Check;
+  digest: string;
+  script: ScriptSnapshot | null;
+}

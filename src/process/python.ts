@@ -1,0 +1,51 @@
+import { runProcess } from "./run.js";
+
+/**
+ * Runs the frozen script bytes as if `python <original path> <context.json>` had run:
+ * `__file__` and `sys.argv[0]` are the original path and `sys.path[0]` its folder, so sibling
+ * imports and path-relative reads behave as they would without the snapshot.
+ */
+export const LAUNCHER = [
+  "import os, sys, types",
+  "frozen, original, context = sys.argv[1:4]",
+  "source = open(frozen, 'rb').read()",
+  "sys.argv = [original, context]",
+  "sys.path[0] = os.path.dirname(original)",
+  "main = types.ModuleType('__main__')",
+  "main.__file__ = original",
+  "main.__builtins__ = __builtins__",
+  "sys.modules['__main__'] = main",
+  "del os, types, frozen, original, context",
+  "exec(compile(source, main.__file__, 'exec'), main.__dict__)",
+].join("\n");
+
+export interface PythonInterpreter {
+  /** What to spawn: the interpreter's own executable, so a version-manager shim runs once. */
+  executable: string;
+  /** Set when the interpreter could not be started at all. */
+  error: string | null;
+}
+
+/**
+ * Asks the configured interpreter (default `python3`) for `sys.executable` once per run.
+ * Not a realpath: a virtualenv's python must stay the venv's, or its packages disappear.
+ */
+export async function resolvePython(
+  configured: string | null,
+  cwd: string,
+): Promise<PythonInterpreter> {
+  const command = configured ?? "python3";
+  const result = await runProcess({
+    command,
+    args: ["-c", "import sys; print(sys.executable)"],
+    cwd,
+    timeoutMs: 30_000,
+  });
+  const executable = result.stdout.trim();
+  if (result.exitCode === 0 && executable) return { executable, error: null };
+  const why = result.spawnError ?? result.stderr.trim().split("\n").at(-1) ?? "no output";
+  return {
+    executable: command,
+    error: `Python interpreter '${command}' could not be started (${why}). Install Python 3 or set EVAL_BANANA_PYTHON / [core] python to an interpreter.`,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The last `keepChars` characters of a byte stream, in bounded memory. Keeps at most
+ * 4 bytes per character (the UTF-8 maximum) plus one chunk, and decodes only on demand.
+ */
+export class Tail {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  /** Characters seen in the whole stream (UTF-8 lead bytes). */
+  chars = 0;
+
+  constructor(private readonly keepChars: number) {}
+
+  push(chunk: Buffer): void {
+    this.chars += countLeadBytes(chunk);
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    const limit = this.keepChars * 4;
+    while (this.chunks.length > 1 && this.bytes - this.chunks[0]!.length >= limit) {
+      this.bytes -= this.chunks.shift()!.length;
+    }
+  }
+
+  get truncated(): boolean {
+    return this.chars > this.keepChars;
+  }
+
+  text(): string {
+    const decoded = Buffer.concat(this.chunks).toString("utf8");
+    if (!this.truncated) return decoded;
+    return lastCodePoints(decoded, this.keepChars);
+  }
+}
+
+function countLeadBytes(chunk: Buffer): number {
+  let count = 0;
+  for (const byte of chunk) if ((byte & 0xc0) !== 0x80) count++;
+  return count;
+}
+
+/** The last `count` characters (code points, so no surrogate pair is cut in half). */
+export function lastCodePoints(text: string, count: number): string {
+  if (text.length <= count) return text;
+  return Array.from(text.slice(-count * 2))
+    .slice(-count)
+    .join("");
+}

@@ -1,0 +1,98 @@
+import type { CheckType } from "../checks/types.js";
+import type { Status } from "../executors/types.js";
+import { lastCodePoints } from "../process/tail.js";
+
+/** One check's result, in the seed's shape (report.json `checks[]` and `checks/<stem>.json`). */
+export interface CheckResult {
+  check_id: string;
+  check_type: CheckType;
+  description: string;
+  source_path: string;
+  tags: string[];
+  status: Status;
+  score: 0 | 1;
+  started_at: string;
+  completed_at: string;
+  duration_ms: number;
+  reason: string | null;
+  error_detail: string | null;
+  stdout: string;
+  stderr: string;
+  exit_code: number | null;
+  details: Record<string, unknown>;
+  check_definition_sha256: string;
+}
+
+/** `report.json` of `eb run`, in the seed's shape (schema_version 1). */
+export interface CheckReport {
+  schema_version: 1;
+  run_id: string;
+  project_root: string;
+  output_dir: string;
+  started_at: string;
+  completed_at: string;
+  duration_ms: number;
+  total_checks: number;
+  passed_checks: number;
+  failed_checks: number;
+  errored_checks: number;
+  points_earned: number;
+  total_points: number;
+  percentage: number;
+  pass_threshold: number;
+  meets_threshold: boolean;
+  run_passed: boolean;
+  /** Present (true) only when Ctrl-C or SIGTERM stopped the run early. */
+  interrupted?: true;
+  checks: CheckResult[];
+}
+
+export interface ReportTiming {
+  runId: string;
+  projectRoot: string;
+  outputDir: string;
+  startedAt: string;
+  completedAt: string;
+  durationMs: number;
+  passThreshold: number;
+  interrupted: boolean;
+}
+
+export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): CheckReport {
+  const count = (status: Status) => checks.filter((check) => check.status === status).length;
+  const total = checks.length;
+  const points = checks.reduce((sum, check) => sum + check.score, 0);
+  const meetsThreshold = total > 0 && points / total >= timing.passThreshold;
+  const errored = count("error");
+  return {
+    schema_version: 1,
+    run_id: timing.runId,
+    project_root: timing.projectRoot,
+    output_dir: timing.outputDir,
+    started_at: timing.startedAt,
+    completed_at: timing.completedAt,
+    duration_ms: timing.durationMs,
+    total_checks: total,
+    passed_checks: count("passed"),
+    failed_checks: count("failed"),
+    errored_checks: errored,
+    points_earned: points,
+    total_points: total,
+    percentage: total === 0 ? 0 : Math.round((points / total) * 1000) / 10,
+    pass_threshold: timing.passThreshold,
+    meets_threshold: meetsThreshold,
+    run_passed: meetsThreshold && errored === 0 && !timing.interrupted,
+    ...(timing.interrupted ? { interrupted: true as const } : {}),
+    checks,
+  };
+}
+
+/** Characters of a stream kept in report.json; the whole stream is in its file. */
+export const REPORT_STREAM_CHARS = 2000;
+
+/** The report's copy of a stream: all of it, or a banner naming the full file plus its tail. */
+export function boundedStream(tail: string, totalChars: number, file: string): string {
+  if (totalChars <= REPORT_STREAM_CHARS) return tail;
+  const kept = lastCodePoints(tail, REPORT_STREAM_CHARS);
+  return `[truncated: showing the last ${REPORT_STREAM_CHARS} of ${totalChars} characters; full output in ${file}]\n${kept}`;
+}

@@ -1,0 +1,33 @@
+import pc from "picocolors";
+import type { CheckReport, CheckResult } from "./check-report.js";
+
+const STATUS_COLOR = { passed: pc.green, failed: pc.red, error: pc.yellow } as const;
+
+/** The console summary of `eb run` (same lines as the Python original, plus where files are). */
+export function checkReportConsole(report: CheckReport): string {
+  const lines = [
+    `Run ID: ${report.run_id}`,
+    `Score: ${report.points_earned}/${report.total_points}`,
+    `Percentage: ${report.percentage.toFixed(1)}%`,
+    `Passed: ${report.run_passed ? pc.green("yes") : pc.red("no")}`,
+    ...report.checks.map(checkLine),
+  ];
+  if (report.interrupted) lines.push(pc.yellow("Interrupted: not every check ran."));
+  lines.push(`Report: ${report.output_dir}/report.md`);
+  return `${lines.join("\n")}\n`;
+}
+
+function checkLine(check: CheckResult): string {
+  const status = STATUS_COLOR[check.status](check.status);
+  const why =
+    check.reason ??
+    check.error_detail ??
+    (check.status === "failed" ? lastLine(check.stderr) : null);
+  return `- ${check.check_id}: ${status}${why ? ` - ${why}` : ""}`;
+}
+
+/** A failed script says nothing in `reason`; its last stderr line usually says why. */
+function lastLine(text: string): string | null {
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return lines.at(-1)?.trim() ?? null;
+}

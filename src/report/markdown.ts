@@ -1,0 +1,31 @@
+import type { CheckReport } from "./check-report.js";
+
+/** `report.md`: the summary table, one row per check, then the reason or error of each. */
+export function checkReportMarkdown(report: CheckReport): string {
+  const lines = [
+    "# eval-banana report",
+    "",
+    "| Field | Value |",
+    "| --- | --- |",
+    `| Run ID | \`${report.run_id}\` |`,
+    `| Score | ${report.points_earned}/${report.total_points} |`,
+    `| Percentage | ${report.percentage.toFixed(1)}% |`,
+    `| Pass Threshold | ${report.pass_threshold} |`,
+    `| Run Passed | ${report.run_passed ? "yes" : "no"} |`,
+    ...(report.interrupted ? ["| Interrupted | yes (not every check ran) |"] : []),
+    "",
+    "| Check ID | Type | Status | Score | Duration (ms) |",
+    "| --- | --- | --- | --- | --- |",
+    ...report.checks.map(
+      (c) =>
+        `| \`${c.check_id}\` | \`${c.check_type}\` | \`${c.status}\` | ${c.score} | ${c.duration_ms} |`,
+    ),
+  ];
+  for (const check of report.checks) {
+    if (check.reason === null && check.error_detail === null) continue;
+    lines.push("", `## ${check.check_id}`, "", `- Status: \`${check.status}\``);
+    if (check.reason !== null) lines.push(`- Reason: ${check.reason}`);
+    if (check.error_detail !== null) lines.push(`- Error: ${check.error_detail}`);
+  }
+  return `${lines.join("\n")}\n`;
+}

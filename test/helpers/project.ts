@@ -1,0 +1,76 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach } from "vitest";
+
+const CLI = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `eb` CLI as a user would: a real process, its exit code and output. */
+export function runEb(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      {
+        cwd: options.cwd ?? process.cwd(),
+        env: { ...cleanEnv(), ...options.env },
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The test's environment without any EVAL_BANANA_* setting leaking in from the shell. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith("EVAL_BANANA_")),
+  );
+}
+
+const created: string[] = [];
+afterEach(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A throwaway project folder, removed after the test. `files` maps relative paths to contents;
+ * `.eval-banana/config.toml` is written (empty unless given) so the project root is the folder.
+ */
+export function makeProject(files: Record<string, string | Uint8Array> = {}): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), "eb-test-"));
+  created.push(root);
+  const all = { ".eval-banana/config.toml": "", ...files };
+  for (const [relative, content] of Object.entries(all)) writeFile(root, relative, content);
+  return root;
+}
+
+export function writeFile(root: string, relative: string, content: string | Uint8Array): string {
+  const full = path.join(root, relative);
+  mkdirSync(path.dirname(full), { recursive: true });
+  writeFileSync(full, content);
+  return full;
+}
+
+/** A minimal valid deterministic check YAML. */
+export function deterministicYaml(id: string, script: string, extra = ""): string {
+  const body = script
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+  return `schema_version: 1\nid: ${id}\ntype: deterministic\ndescription: Check ${id}.\n${extra}script: |\n${body}\n`;
+}
