@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { parseDocument } from "yaml";
 import { InputError } from "../errors.js";
 import { type DiscoverOptions, discoverCheckFiles } from "./discover.js";
-import { parseCheck } from "./parse.js";
+import { parseCheck, parseYamlMapping } from "./parse.js";
 import type { Check } from "./types.js";
 
 export interface SelectOptions extends DiscoverOptions {
@@ -45,7 +44,7 @@ async function loadById(files: readonly string[], id: string): Promise<Check> {
   const contents = await Promise.all(
     files.map(async (file) => ({ file, bytes: await readFile(file) })),
   );
-  const matches = contents.filter(({ bytes }) => rawId(bytes) === id);
+  const matches = contents.filter(({ file, bytes }) => rawId(file, bytes) === id);
   if (matches.length > 1) {
     const paths = matches.map((match) => match.file).join(", ");
     throw new InputError(`Duplicate check id '${id}' found in: ${paths}`);
@@ -56,13 +55,9 @@ async function loadById(files: readonly string[], id: string): Promise<Check> {
   return parseCheck(match.file, match.bytes);
 }
 
-function rawId(bytes: Uint8Array): string | undefined {
+function rawId(file: string, bytes: Uint8Array): string | undefined {
   try {
-    const data: unknown = parseDocument(Buffer.from(bytes).toString("utf8"), {
-      version: "1.1",
-    }).toJS({ maxAliasCount: 100 });
-    if (typeof data !== "object" || data === null) return undefined;
-    const id: unknown = (data as Record<string, unknown>).id;
+    const id = parseYamlMapping(file, bytes).data.id;
     return typeof id === "string" ? id.trim() : undefined;
   } catch {
     return undefined;

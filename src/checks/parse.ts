@@ -67,7 +67,9 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
   }
   const parsed = checkSchema.safeParse(data);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => describeIssue(sourcePath, issue, locate));
+    const problems = parsed.error.issues.map((issue) =>
+      describeIssue(sourcePath, issue, locate, data),
+    );
     throw new InputError(
       `Invalid check definition in ${sourcePath}:\n${problems.map((p) => `  ${p}`).join("\n")}`,
     );
@@ -94,7 +96,11 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
 
 type Locate = (path: readonly PropertyKey[], key?: string) => string;
 
-/** Reads YAML as in the Python original (YAML 1.1, one document, a mapping at the top). */
+/**
+ * Reads one YAML document with a mapping at the top. YAML 1.2's core schema, not 1.1: 1.1 (as
+ * implemented by the yaml package) reads `y`/`n` as booleans, which PyYAML does not; 1.2 accepts
+ * everything PyYAML accepts for these string fields.
+ */
 export function parseYamlMapping(
   sourcePath: string,
   bytes: Uint8Array,
@@ -106,7 +112,7 @@ export function parseYamlMapping(
     throw new InputError(`Failed to parse YAML in ${sourcePath}: the file is not UTF-8 text`);
   }
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { version: "1.1", lineCounter, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
     const pos = first.linePos?.[0];
@@ -142,7 +148,12 @@ function keyNode(parent: unknown, key: string): Node | undefined {
   return isNode(pair?.key) ? pair.key : undefined;
 }
 
-function describeIssue(sourcePath: string, issue: z.core.$ZodIssue, locate: Locate): string {
+function describeIssue(
+  sourcePath: string,
+  issue: z.core.$ZodIssue,
+  locate: Locate,
+  data: Record<string, unknown>,
+): string {
   if (issue.code === "unrecognized_keys") {
     return issue.keys
       .map((key) => {
@@ -156,6 +167,15 @@ function describeIssue(sourcePath: string, issue: z.core.$ZodIssue, locate: Loca
   const message = issue.message.startsWith("Invalid input")
     ? `${field || "check"}: ${issue.message}`
     : issue.message;
-  const missing = issue.input === undefined && field ? ` (field '${field}' is missing)` : "";
+  const missing = field && !hasPath(data, issue.path) ? ` (field '${field}' is missing)` : "";
   return `${sourcePath}${where}: ${message}${missing}`;
+}
+
+function hasPath(data: unknown, keys: readonly PropertyKey[]): boolean {
+  let node = data;
+  for (const key of keys) {
+    if (typeof node !== "object" || node === null || !(String(key) in node)) return false;
+    node = (node as Record<string, unknown>)[String(key)];
+  }
+  return true;
 }

@@ -113,6 +113,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     };
     child.on("exit", (code, signal) => {
       exit = { code, signal };
+      group.leaderExited();
       // The group may still hold our pipes (a daemonised grandchild); do not wait forever.
       setTimeout(() => {
         child.stdout?.destroy();
@@ -150,6 +151,11 @@ class GroupKiller {
     if (this.graceTimer) return;
     this.signal("SIGTERM");
     this.graceTimer = setTimeout(() => this.signal("SIGKILL"), KILL_GRACE_MS);
+  }
+
+  /** Once a killed leader is gone, what is left of its group gets no more grace. */
+  leaderExited(): void {
+    if (this.graceTimer) this.signal("SIGKILL");
   }
 
   dispose(): void {
