@@ -1,0 +1,238 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { z } from "zod";
+import { InputError } from "../errors.js";
+import { getGrader, knownGraderTypes } from "../graders/registry.js";
+import type { GraderSpec } from "../graders/types.js";
+import { CASE_FIELDS, type Case, caseLineSchema, FIELD_HINTS, graderHeadSchema } from "./schema.js";
+
+interface Problem {
+  line: number;
+  what: string;
+  todo: string;
+}
+
+/** Problems listed in one error; the rest are counted. */
+const MAX_LISTED = 20;
+
+/**
+ * Reads and validates a JSONL case file. Every line is checked before anything runs; all
+ * problems are reported together in one InputError, each as `<file>:<line>: <what> — <todo>`.
+ */
+export async function loadCases(path: string): Promise<{ cases: Case[]; sha256: string }> {
+  const bytes = await readBytes(path);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const problems: Problem[] = [];
+  const cases: Case[] = [];
+  const firstLineOf = new Map<string, number>();
+  decode(bytes, path)
+    .split("\n")
+    .forEach((raw, index) => {
+      const text = (index === 0 ? raw.replace(/^\uFEFF/, "") : raw).replace(/\r$/, "");
+      if (text.trim() === "") return;
+      const line = index + 1;
+      const parsed = parseLine(text, line);
+      problems.push(...parsed.problems);
+      if (parsed.id === undefined) return;
+      const first = firstLineOf.get(parsed.id);
+      if (first !== undefined) problems.push(duplicateId(parsed.id, first, line));
+      else firstLineOf.set(parsed.id, line);
+      if (parsed.case && first === undefined) cases.push(parsed.case);
+    });
+  if (problems.length > 0) throw new InputError(report(path, problems));
+  if (cases.length === 0) {
+    throw new InputError(
+      `${path}: no cases — write one JSON object per line (see the case format)`,
+    );
+  }
+  return { cases, sha256 };
+}
+
+/** True when some case has a grader that calls the judge model. */
+export function needsJudge(cases: readonly Case[]): boolean {
+  return cases.some((c) => c.graders.some((g) => g.usesJudge));
+}
+
+async function readBytes(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new InputError(`${path}: cannot read the case file (${code}) — check the path`);
+  }
+}
+
+function decode(bytes: Buffer, path: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError(`${path}: the case file is not valid UTF-8 — save it as UTF-8`);
+  }
+}
+
+interface ParsedLine {
+  /** The id, when it is valid: duplicates are checked even if the rest of the line is not. */
+  id?: string;
+  case?: Case;
+  problems: Problem[];
+}
+
+function parseLine(text: string, line: number): ParsedLine {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { problems: [{ line, what: `invalid JSON (${why})`, todo: ONE_OBJECT_PER_LINE }] };
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    const what = `the line is ${Array.isArray(raw) ? "an array" : typeof raw}, not a JSON object`;
+    return { problems: [{ line, what, todo: ONE_OBJECT_PER_LINE }] };
+  }
+  const fields = raw as Record<string, unknown>;
+  const problems: Problem[] = [];
+  const id = validId(fields.id, line, problems);
+  const head = caseLineSchema.safeParse(raw);
+  if (!head.success) problems.push(...head.error.issues.map((i) => caseIssue(i, fields, line)));
+  const graders = Array.isArray(fields.graders)
+    ? compileGraders(fields.graders, line, problems)
+    : [];
+  if (!head.success || problems.length > 0) return { id, problems };
+  const { stratum, messages } = head.data;
+  return { id, problems, case: { id: head.data.id, stratum, messages, graders, line } };
+}
+
+const ONE_OBJECT_PER_LINE = "each non-blank line must be one complete JSON object (a case)";
+
+/** Ids name files in the run folder, so they must be usable as one path component. */
+function validId(id: unknown, line: number, problems: Problem[]): string | undefined {
+  if (typeof id !== "string" || id === "") return undefined;
+  const bad =
+    id === "." || id === ".."
+      ? `id "${id}" is a directory name`
+      : /[/\\\0]/.test(id)
+        ? `id ${JSON.stringify(id)} contains "/", "\\" or a NUL character`
+        : null;
+  if (bad === null) return id;
+  const todo = "rename the case: ids become file names in the run folder";
+  problems.push({ line, what: bad, todo });
+  return undefined;
+}
+
+function duplicateId(id: string, first: number, line: number): Problem {
+  return {
+    line,
+    what: `duplicate id "${id}" (first used on line ${first})`,
+    todo: "give each case a unique id",
+  };
+}
+
+function caseIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, line: number): Problem {
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+    const allowed = CASE_FIELDS.map((f) => `"${f}"`).join(", ");
+    return { line, what: `unknown field ${keys}`, todo: `a case has only ${allowed}` };
+  }
+  const top = String(issue.path[0] ?? "");
+  return { line, what: issueText(issue, raw), todo: FIELD_HINTS[top] ?? ONE_OBJECT_PER_LINE };
+}
+
+function compileGraders(list: unknown[], line: number, problems: Problem[]): GraderSpec[] {
+  const specs: GraderSpec[] = [];
+  const indexOf = new Map<string, number>();
+  list.forEach((raw, i) => {
+    const spec = compileGrader(raw, `graders[${i}]`, line, problems);
+    if (!spec) return;
+    const first = indexOf.get(spec.name);
+    if (first === undefined) {
+      indexOf.set(spec.name, i);
+      specs.push(spec);
+      return;
+    }
+    problems.push({
+      line,
+      what: `graders[${first}] and graders[${i}] are both named "${spec.name}"`,
+      todo: 'give each grader of a case a distinct "name" (the name defaults to the type)',
+    });
+  });
+  return specs;
+}
+
+function compileGrader(
+  raw: unknown,
+  label: string,
+  line: number,
+  problems: Problem[],
+): GraderSpec | undefined {
+  const head = graderHeadSchema.safeParse(raw);
+  if (!head.success) {
+    const todo = FIELD_HINTS.graders as string;
+    for (const issue of head.error.issues) {
+      problems.push({ line, what: `${label}: ${issueText(issue, raw)}`, todo });
+    }
+    return undefined;
+  }
+  const { type, name, ...fields } = head.data;
+  const grader = getGrader(type);
+  if (!grader) {
+    const todo = `use one of the known types: ${knownGraderTypes().join(", ")}`;
+    problems.push({ line, what: `${label}: unknown grader type "${type}"`, todo });
+    return undefined;
+  }
+  const compiled = grader.compile(fields);
+  if (!compiled.ok) {
+    const todo = `${type} takes ${grader.describe}`;
+    for (const issue of compiled.issues) {
+      problems.push({ line, what: `${label} (${type}): ${graderIssueText(issue, fields)}`, todo });
+    }
+    return undefined;
+  }
+  return { type, name: name ?? type, usesJudge: grader.usesJudge, grade: compiled.grade };
+}
+
+function graderIssueText(issue: z.core.$ZodIssue, fields: unknown): string {
+  if (issue.code !== "unrecognized_keys") return issueText(issue, fields);
+  return `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+}
+
+/** `messages[0].role: <zod message>`, or `missing "role" in messages[0]`. */
+function issueText(issue: z.core.$ZodIssue, root: unknown): string {
+  const path = pathLabel(issue.path);
+  const last = issue.path.at(-1);
+  if (
+    issue.code === "invalid_type" &&
+    last !== undefined &&
+    valueAt(root, issue.path) === undefined
+  ) {
+    const parent = pathLabel(issue.path.slice(0, -1));
+    return `missing field "${String(last)}"${parent ? ` in ${parent}` : ""}`;
+  }
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+function pathLabel(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`))
+    .join("");
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function report(path: string, problems: Problem[]): string {
+  const sorted = [...problems].sort((a, b) => a.line - b.line);
+  const listed = sorted.slice(0, MAX_LISTED).map((p) => `${path}:${p.line}: ${p.what} — ${p.todo}`);
+  const more = sorted.length - listed.length;
+  const count = `${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  return [
+    `invalid case file ${path} (${count}):`,
+    ...listed,
+    ...(more > 0 ? [`… and ${more} more`] : []),
+  ].join("\n");
+}

@@ -1,0 +1,165 @@
+import { gradeOutput } from "../graders/grade.js";
+import type { ChatTarget } from "../model/chat.js";
+import type { CaseTarget, ChatResult, Usage } from "../model/types.js";
+import type { Case } from "./schema.js";
+
+/** The judge's answer; usage lets a row split cost between target and judge. */
+export interface JudgeReply {
+  text: string;
+  usage?: Usage;
+}
+
+/** Sends a prompt to the judge model. A plain string answer counts as having no usage. */
+export type JudgeFn = (prompt: string) => Promise<JudgeReply | string>;
+
+/** One sample of one case (DESIGN.md fixes these names). */
+export interface CaseRow {
+  id: string;
+  sample: number;
+  score: 0 | 1;
+  status: "passed" | "failed" | "error";
+  marks: Record<string, boolean>;
+  /** Why graders failed; present only when one said so. */
+  reasons?: Record<string, string>;
+  stratum: string;
+  /** The model name the run was asked for. */
+  model: string;
+  /** The model version string the endpoint returned, when there was a response. */
+  model_version: string | null;
+  ms: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** Summed over the judge calls made while grading this sample; null when none reported. */
+  judge_prompt_tokens: number | null;
+  judge_completion_tokens: number | null;
+  text: string | null;
+  error: string | null;
+  cached: boolean;
+  cost: number | null;
+  tags: string[];
+}
+
+export interface RunCaseOptions {
+  k: number;
+  target: CaseTarget;
+  judge: JudgeFn | null;
+  /** The model name written on every row. */
+  model: string;
+  /** Once aborted, no further sample starts (the one in flight finishes). */
+  signal?: AbortSignal;
+}
+
+const MAX_ERROR_CHARS = 500;
+
+/**
+ * Runs the k samples of one case in order, emitting a row per sample as soon as it is graded.
+ * A target that throws yields an error row (score 0) and the next sample still runs.
+ */
+export async function runCase(
+  c: Case,
+  opts: RunCaseOptions,
+  onRow: (row: CaseRow) => void,
+): Promise<void> {
+  for (let sample = 0; sample < opts.k; sample++) {
+    if (opts.signal?.aborted) return;
+    onRow(await runSample(c, sample, opts));
+  }
+}
+
+/** A judge that asks the judge model through a chat target: temperature 0, sample 0, cached. */
+export function makeJudge(target: ChatTarget, judgeModel: string): JudgeFn {
+  return async (prompt) => {
+    const messages = [{ role: "user" as const, content: prompt }];
+    const result = await target.complete({ model: judgeModel, messages, temperature: 0 }, 0);
+    return { text: result.text, usage: result.usage };
+  };
+}
+
+async function runSample(c: Case, sample: number, opts: RunCaseOptions): Promise<CaseRow> {
+  const started = performance.now();
+  let result: ChatResult;
+  try {
+    result = await opts.target.complete(
+      { id: c.id, stratum: c.stratum, messages: c.messages },
+      sample,
+    );
+  } catch (error) {
+    return errorRow(c, sample, opts.model, error, Math.round(performance.now() - started));
+  }
+  const tally = new UsageTally();
+  const judge = opts.judge === null ? null : tally.wrap(opts.judge);
+  const request = c.messages.at(-1)?.content ?? "";
+  const { marks, reasons } = await gradeOutput(result.text, c.graders, {
+    request,
+    messages: c.messages,
+    judge,
+  });
+  const pass = Object.values(marks).every(Boolean);
+  return {
+    ...baseRow(c, sample, opts.model),
+    score: pass ? 1 : 0,
+    status: pass ? "passed" : "failed",
+    marks,
+    ...(Object.keys(reasons).length > 0 ? { reasons } : {}),
+    model_version: result.model,
+    ms: result.ms,
+    prompt_tokens: result.usage.prompt_tokens ?? null,
+    completion_tokens: result.usage.completion_tokens ?? null,
+    judge_prompt_tokens: tally.prompt,
+    judge_completion_tokens: tally.completion,
+    text: result.text,
+    cached: result.cached,
+  };
+}
+
+function baseRow(c: Case, sample: number, model: string): CaseRow {
+  return {
+    id: c.id,
+    sample,
+    score: 0,
+    status: "error",
+    marks: {},
+    stratum: c.stratum,
+    model,
+    model_version: null,
+    ms: 0,
+    prompt_tokens: null,
+    completion_tokens: null,
+    judge_prompt_tokens: null,
+    judge_completion_tokens: null,
+    text: null,
+    error: null,
+    cached: false,
+    cost: null,
+    tags: [],
+  };
+}
+
+function errorRow(c: Case, sample: number, model: string, error: unknown, ms: number): CaseRow {
+  const message = error instanceof Error ? error.message : String(error);
+  const short =
+    message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message;
+  return { ...baseRow(c, sample, model), ms, error: short || "unknown error" };
+}
+
+/** Sums the token usage of the judge calls made while grading one sample. */
+class UsageTally {
+  prompt: number | null = null;
+  completion: number | null = null;
+
+  wrap(judge: JudgeFn): (prompt: string) => Promise<string> {
+    return async (prompt) => {
+      const reply = await judge(prompt);
+      if (typeof reply === "string") return reply;
+      this.add(reply.usage);
+      return reply.text;
+    };
+  }
+
+  private add(usage: Usage | undefined): void {
+    if (usage?.prompt_tokens !== undefined) this.prompt = (this.prompt ?? 0) + usage.prompt_tokens;
+    if (usage?.completion_tokens !== undefined) {
+      this.completion = (this.completion ?? 0) + usage.completion_tokens;
+    }
+  }
+}

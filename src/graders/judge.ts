@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { buildCaseJudgePrompt } from "../judge/prompt.js";
+import { extractVerdict } from "../judge/verdict.js";
+import { defineGrader } from "./define.js";
+
+/** Asks the judge model whether the output meets every criterion; its verdict decides. */
+export const judge = defineGrader({
+  describe: '{"criteria": ["<criterion>", ...]}',
+  schema: z.strictObject({ criteria: z.array(z.string().trim().min(1)).min(1) }),
+  usesJudge: true,
+  async grade(output, spec, ctx) {
+    if (ctx.judge === null) throw new Error("no judge model is configured");
+    const text = await ctx.judge(buildCaseJudgePrompt(ctx.request, output, spec.criteria));
+    const verdict = extractVerdict(text);
+    if (verdict === null) return { pass: false, reason: "judge gave no verdict" };
+    const reason = verdict.reason ?? (verdict.score === 1 ? undefined : "judge scored 0");
+    return reason === undefined ? { pass: true } : { pass: verdict.score === 1, reason };
+  },
+});

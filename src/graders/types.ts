@@ -1,0 +1,40 @@
+import type { z } from "zod";
+import type { Message } from "../model/types.js";
+
+export interface GraderContext {
+  /** The content of the case's last message: what the output answers. */
+  request: string;
+  messages: readonly Message[];
+  /** Sends a prompt to the judge model and returns its text; null when no judge is configured. */
+  judge: ((prompt: string) => Promise<string>) | null;
+}
+
+export interface GraderOutcome {
+  pass: boolean;
+  reason?: string;
+}
+
+export type GraderResult = GraderOutcome | boolean;
+
+/**
+ * One grader type. `schema` validates the grader's own fields (everything but `type` and
+ * `name`) when the case file loads; it may transform them (the regex grader compiles its pattern
+ * there, once), and `grade` receives the parsed value.
+ */
+export interface GraderDefinition<S> {
+  /** The fields it takes, shown in load errors, e.g. `{"pattern": "<regular expression>"}`. */
+  describe: string;
+  schema: z.ZodType<S>;
+  /** Set when grading calls `ctx.judge`, so a run can refuse to start without a judge model. */
+  usesJudge?: boolean;
+  grade(output: string, spec: S, ctx: GraderContext): GraderResult | Promise<GraderResult>;
+}
+
+/** A grader of one case, validated and ready to run. */
+export interface GraderSpec {
+  type: string;
+  /** Unique within the case; the key of the row's marks. Defaults to the type. */
+  name: string;
+  usesJudge: boolean;
+  grade(output: string, ctx: GraderContext): Promise<GraderOutcome>;
+}

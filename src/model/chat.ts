@@ -1,0 +1,188 @@
+import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { z } from "zod";
+import { type Cache, type ChatRequestIdentity, chatCacheKey } from "./cache.js";
+import { readStoredResult, storedResult } from "./stored-result.js";
+import type { CaseTarget, ChatResult, Message } from "./types.js";
+
+export interface ChatRequest {
+  model: string;
+  messages: readonly Message[];
+  temperature: number;
+  maxTokens?: number;
+}
+
+export interface ChatTarget {
+  complete(request: ChatRequest, sample: number): Promise<ChatResult>;
+}
+
+export interface ChatTargetOptions {
+  /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8000/v1" */
+  baseURL: string;
+  apiKey: string;
+  /** Per attempt, including reading the body. */
+  timeoutMs?: number;
+  /** Retries of 408/409/429/5xx and connection errors, with backoff; Retry-After is honoured. */
+  maxRetries?: number;
+  cache: Cache | null;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_RETRIES = 4;
+
+/** An OpenAI-compatible chat-completions endpoint, cached on the exact request + sample index. */
+export function createChatTarget(options: ChatTargetOptions): ChatTarget {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    timeout: timeoutMs,
+    maxRetries,
+    fetch: bufferedFetch,
+  });
+  const describe = (model: string) => `model "${model}" at ${options.baseURL}`;
+  const call = async (request: ChatRequest): Promise<ChatResult> => {
+    const started = performance.now();
+    let body: unknown;
+    try {
+      body = await client.chat.completions.create({
+        model: request.model,
+        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+        temperature: request.temperature,
+        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+      });
+    } catch (error) {
+      throw failure(
+        `${describe(request.model)}: ${callErrorText(error, timeoutMs, maxRetries + 1)}`,
+        options,
+      );
+    }
+    const ms = Math.round(performance.now() - started);
+    try {
+      return { ...interpretCompletion(body, request.model), ms, cached: false };
+    } catch (error) {
+      throw failure(`${describe(request.model)}: ${errorText(error)}`, options);
+    }
+  };
+  return {
+    async complete(request, sample) {
+      const cache = options.cache;
+      if (cache === null) return call(request);
+      const key = chatCacheKey(identity(options.baseURL, request), sample);
+      const hit = readStoredResult(await cache.get(key));
+      if (hit) return hit;
+      const result = await call(request);
+      await cache.set(key, storedResult(result));
+      return result;
+    },
+  };
+}
+
+/** Adapts a chat target to the case runner: one model, one temperature for every case. */
+export function chatCaseTarget(
+  chat: ChatTarget,
+  settings: { model: string; temperature: number; maxTokens?: number },
+): CaseTarget {
+  return {
+    complete: (input, sample) => chat.complete({ ...settings, messages: input.messages }, sample),
+  };
+}
+
+function identity(baseURL: string, request: ChatRequest): ChatRequestIdentity {
+  return {
+    baseURL,
+    model: request.model,
+    messages: request.messages,
+    params: { temperature: request.temperature, max_tokens: request.maxTokens },
+  };
+}
+
+/**
+ * The client's per-attempt timeout stops once the headers arrive; reading the whole body inside
+ * fetch keeps a body that stalls after the headers under that timeout (and its retries) too.
+ */
+async function bufferedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  const body = await response.arrayBuffer();
+  const nullBody = [204, 205, 304].includes(response.status);
+  return new Response(nullBody ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+const completionSchema = z.object({
+  model: z.string().optional(),
+  system_fingerprint: z.string().nullish(),
+  usage: z
+    .object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() })
+    .nullish(),
+  choices: z.array(
+    z.object({
+      message: z.object({ content: z.unknown(), refusal: z.string().nullish() }).nullish(),
+    }),
+  ),
+});
+
+function interpretCompletion(
+  body: unknown,
+  requestedModel: string,
+): Omit<ChatResult, "ms" | "cached"> {
+  if (body === undefined || body === null || body === "") {
+    throw new Error("endpoint answered with an empty body");
+  }
+  if (typeof body === "string") {
+    throw new Error(`endpoint answered with a non-JSON body: ${snippet(body)}`);
+  }
+  const parsed = completionSchema.safeParse(body);
+  if (!parsed.success) {
+    throw new Error(`endpoint answered with JSON that is not a chat completion: ${snippet(body)}`);
+  }
+  const { choices, usage, model, system_fingerprint } = parsed.data;
+  if (choices.length === 0) throw new Error("endpoint answered with no choices");
+  const message = choices[0]?.message;
+  if (typeof message?.content !== "string") {
+    const refusal = message?.refusal ? ` (refusal: ${snippet(message.refusal)})` : "";
+    throw new Error(`endpoint answered with no message content${refusal}`);
+  }
+  return {
+    text: message.content,
+    model: model ?? requestedModel,
+    usage: { prompt_tokens: usage?.prompt_tokens, completion_tokens: usage?.completion_tokens },
+    ...(system_fingerprint ? { systemFingerprint: system_fingerprint } : {}),
+  };
+}
+
+function callErrorText(error: unknown, timeoutMs: number, attempts: number): string {
+  if (error instanceof APIConnectionTimeoutError) {
+    const each = attempts > 1 ? ` (each of ${attempts} attempts)` : "";
+    return `timed out after ${timeoutMs / 1000}s${each}`;
+  }
+  if (error instanceof APIUserAbortError) return "aborted";
+  if (error instanceof SyntaxError)
+    return `endpoint answered with malformed JSON (${error.message})`;
+  if (error instanceof APIError && error.status !== undefined) return `HTTP ${error.message}`;
+  return errorText(error);
+}
+
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  return `${error.message}${cause}`;
+}
+
+function snippet(value: unknown): string {
+  const text = typeof value === "string" ? value : String(JSON.stringify(value));
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+/**
+ * A fresh Error (no cause, headers or body attached) whose text cannot carry the key, even when
+ * a server echoes the Authorization header back.
+ */
+function failure(message: string, options: ChatTargetOptions): Error {
+  const key = options.apiKey;
+  return new Error(key.length >= 4 ? message.split(key).join("[redacted]") : message);
+}

@@ -1,0 +1,87 @@
+import { resolve } from "node:path";
+import { type ProcessResult, runProcess } from "../process/run.js";
+import { splitCommand } from "./argv.js";
+import { type Cache, commandCacheKey } from "./cache.js";
+import { readStoredResult, storedResult } from "./stored-result.js";
+import type { CaseInput, CaseTarget, ChatResult } from "./types.js";
+
+export interface CommandTargetOptions {
+  /** e.g. "node app.mjs --fast"; split with simple shell-like quoting, run without a shell. */
+  command: string;
+  cwd: string;
+  timeoutMs?: number;
+  /** Command targets are not cached unless the caller passes a cache. */
+  cache: Cache | null;
+  env?: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+/** Outputs longer than this are an error rather than a silently truncated text. */
+export const MAX_OUTPUT_CHARS = 10_000_000;
+
+/**
+ * A program that reads one case as JSON on stdin ({"id","stratum","messages","sample"}) and
+ * writes its answer to stdout.
+ */
+export function createCommandTarget(options: CommandTargetOptions): CaseTarget {
+  const [program, ...args] = splitCommand(options.command);
+  const cwd = resolve(options.cwd);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const run = async (input: CaseInput, sample: number): Promise<ChatResult> => {
+    const result = await runProcess({
+      command: program as string,
+      args,
+      cwd,
+      env: options.env,
+      timeoutMs,
+      stdin: JSON.stringify({ ...caseJson(input), sample }),
+      keepChars: MAX_OUTPUT_CHARS,
+    });
+    const problem = failureOf(result, timeoutMs);
+    if (problem) throw new Error(`command ${JSON.stringify(options.command)} ${problem}`);
+    return { text: result.stdout, model: options.command, usage: {}, ms: result.ms, cached: false };
+  };
+  return {
+    async complete(input, sample) {
+      const cache = options.cache;
+      if (cache === null) return run(input, sample);
+      const key = commandCacheKey(
+        { command: options.command, cwd, input: caseJson(input) },
+        sample,
+      );
+      const hit = readStoredResult(await cache.get(key));
+      if (hit) return hit;
+      const result = await run(input, sample);
+      await cache.set(key, storedResult(result));
+      return result;
+    },
+  };
+}
+
+function caseJson(input: CaseInput) {
+  return {
+    id: input.id,
+    stratum: input.stratum,
+    messages: input.messages.map((m) => ({ role: m.role, content: m.content })),
+  };
+}
+
+function failureOf(result: ProcessResult, timeoutMs: number): string | null {
+  if (result.spawnError !== null) return `could not start: ${result.spawnError}`;
+  if (result.timedOut) return `timed out after ${timeoutMs / 1000}s`;
+  if (result.aborted) return "was aborted";
+  const stderr = lastLine(result.stderr);
+  const detail = stderr ? `: ${stderr}` : " (stderr empty)";
+  if (result.signal !== null) return `was killed by ${result.signal}${detail}`;
+  if (result.exitCode !== 0) return `exited with code ${result.exitCode}${detail}`;
+  if (result.stdoutTruncated) {
+    return `wrote ${result.stdoutChars} characters to stdout, more than the ${MAX_OUTPUT_CHARS} kept`;
+  }
+  return null;
+}
+
+function lastLine(text: string): string {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
+  const line = lines.at(-1)?.trim() ?? "";
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}

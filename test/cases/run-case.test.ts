@@ -1,0 +1,243 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadCases } from "../../src/cases/load.js";
+import { type CaseRow, makeJudge, type RunCaseOptions, runCase } from "../../src/cases/run-case.js";
+import type { Case } from "../../src/cases/schema.js";
+import { createCache } from "../../src/model/cache.js";
+import { chatCaseTarget, createChatTarget } from "../../src/model/chat.js";
+import { createCommandTarget } from "../../src/model/command-target.js";
+import type { CaseTarget } from "../../src/model/types.js";
+import {
+  completion,
+  echo,
+  type LoopbackServer,
+  type Script,
+  startLoopbackServer,
+} from "../helpers/loopback-server.js";
+
+const fixtures = join(import.meta.dirname, "../fixtures/cases");
+let server: LoopbackServer;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "eb-run-case-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  server = await startLoopbackServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+/** Loads one case written as a case-file line. */
+async function oneCase(fields: object): Promise<Case> {
+  const path = join(dir, `${Math.random().toString(16).slice(2)}.jsonl`);
+  await writeFile(path, JSON.stringify(fields));
+  const { cases } = await loadCases(path);
+  return cases[0] as Case;
+}
+
+const greet = {
+  id: "greet",
+  stratum: "typical",
+  messages: [{ role: "user", content: "Say hello" }],
+  graders: [
+    { type: "contains", all: ["hello"] },
+    { type: "regex", name: "polite", pattern: "please" },
+  ],
+};
+
+function chat(options: { timeoutMs?: number; maxRetries?: number; cache?: string } = {}) {
+  return createChatTarget({
+    baseURL: server.baseURL,
+    apiKey: "sk-test-SECRET123",
+    timeoutMs: options.timeoutMs ?? 2000,
+    maxRetries: options.maxRetries ?? 0,
+    cache: options.cache ? createCache(options.cache) : null,
+  });
+}
+
+async function rowsOf(c: Case, opts: Partial<RunCaseOptions>): Promise<CaseRow[]> {
+  const rows: CaseRow[] = [];
+  const target = opts.target ?? chatCaseTarget(chat(), { model: "m1", temperature: 0.7 });
+  await runCase(c, { k: 1, judge: null, model: "m1", ...opts, target }, (row) => rows.push(row));
+  return rows;
+}
+
+describe("runCase", () => {
+  it("emits k rows, samples 0..k-1, with the article's fields", async () => {
+    const rows = await rowsOf(await oneCase(greet), { k: 3 });
+    expect(rows.map((r) => r.sample)).toEqual([0, 1, 2]);
+    expect(server.requests).toHaveLength(3);
+    expect(rows[0]).toEqual({
+      id: "greet",
+      sample: 0,
+      score: 0,
+      status: "failed",
+      marks: { contains: true, polite: false },
+      reasons: { polite: "no match for /please/" },
+      stratum: "typical",
+      model: "m1",
+      model_version: "echo-model-2026",
+      ms: expect.any(Number),
+      prompt_tokens: 11,
+      completion_tokens: 7,
+      judge_prompt_tokens: null,
+      judge_completion_tokens: null,
+      text: "echo: Say hello",
+      error: null,
+      cached: false,
+      cost: null,
+      tags: [],
+    });
+  });
+
+  it("scores 1 and omits reasons when every grader passes", async () => {
+    const c = await oneCase({ ...greet, graders: [{ type: "equals", value: "echo: Say hello" }] });
+    const [row] = await rowsOf(c, {});
+    expect(row).toMatchObject({ score: 1, status: "passed", marks: { equals: true } });
+    expect(row).not.toHaveProperty("reasons");
+  });
+
+  it("turns a timeout into an error row and goes on with the next sample", async () => {
+    server.queue.push("hang");
+    const target = chatCaseTarget(chat({ timeoutMs: 300 }), { model: "m1", temperature: 0 });
+    const rows = await rowsOf(await oneCase(greet), { k: 2, target });
+    expect(rows[0]).toMatchObject({
+      sample: 0,
+      score: 0,
+      status: "error",
+      marks: {},
+      text: null,
+      cached: false,
+    });
+    expect(rows[0]?.error).toMatch(/timed out after 0\.3s$/);
+    expect(rows[0]?.error).not.toContain("SECRET");
+    expect(rows[1]).toMatchObject({ sample: 1, status: "failed", error: null });
+  });
+
+  it("truncates long error messages", async () => {
+    const target: CaseTarget = {
+      complete: async () => {
+        throw new Error("x".repeat(2000));
+      },
+    };
+    const [row] = await rowsOf(await oneCase(greet), { target });
+    expect(row?.error).toHaveLength(501);
+  });
+
+  it("re-runs from the cache with no request reaching the server", async () => {
+    const cache = join(dir, "rerun-cache");
+    const target = () => chatCaseTarget(chat({ cache }), { model: "m1", temperature: 0.7 });
+    const c = await oneCase(greet);
+    const first = await rowsOf(c, { k: 2, target: target() });
+    const count = server.requests.length;
+    const again = await rowsOf(c, { k: 2, target: target() });
+    expect(server.requests).toHaveLength(count);
+    expect(again).toEqual(first.map((r) => ({ ...r, cached: true })));
+  });
+
+  it("stops starting samples once aborted", async () => {
+    const controller = new AbortController();
+    const rows: CaseRow[] = [];
+    const target = chatCaseTarget(chat(), { model: "m1", temperature: 0 });
+    await runCase(
+      await oneCase(greet),
+      { k: 5, target, judge: null, model: "m1", signal: controller.signal },
+      (row) => {
+        rows.push(row);
+        if (rows.length === 2) controller.abort();
+      },
+    );
+    expect(rows).toHaveLength(2);
+  });
+});
+
+describe("judge graders through the chat target", () => {
+  const toneCase = {
+    ...greet,
+    graders: [{ type: "judge", name: "tone", criteria: ["says hello"] }],
+  };
+  /** The target model echoes; the judge model answers `verdict`. */
+  const judgeAnswers =
+    (verdict: string): Script =>
+    (request, index) => {
+      const body = request.json as { model?: string };
+      if (body.model !== "judge-1") return echo(request, index);
+      return {
+        body: {
+          ...completion(verdict, "judge-1-2026"),
+          usage: { prompt_tokens: 100, completion_tokens: 20 },
+        },
+      };
+    };
+
+  it("passes on the judge's verdict, with judge tokens on the row, cached at temperature 0", async () => {
+    server.script = judgeAnswers('I checked.\n{"score": 1, "reason": "it greets"}');
+    const cache = join(dir, "judge-cache");
+    const judge = () => makeJudge(chat({ cache }), "judge-1");
+    const c = await oneCase(toneCase);
+    const [row] = await rowsOf(c, { judge: judge() });
+    expect(row).toMatchObject({
+      score: 1,
+      status: "passed",
+      marks: { tone: true },
+      judge_prompt_tokens: 100,
+      judge_completion_tokens: 20,
+    });
+    const judgeCall = server.requests.find(
+      (r) => (r.json as { model: string }).model === "judge-1",
+    );
+    expect(judgeCall?.json).toMatchObject({ temperature: 0, messages: [{ role: "user" }] });
+    expect(JSON.stringify(judgeCall?.json)).toContain("echo: Say hello");
+    const count = server.requests.length;
+    await rowsOf(c, { judge: judge() });
+    expect(server.requests).toHaveLength(count + 1);
+  });
+
+  it("fails with the judge's reason on score 0", async () => {
+    server.script = judgeAnswers('{"score": 0, "reason": "no greeting"}');
+    const [row] = await rowsOf(await oneCase(toneCase), { judge: makeJudge(chat(), "judge-1") });
+    expect(row).toMatchObject({ score: 0, status: "failed", reasons: { tone: "no greeting" } });
+  });
+
+  it("fails with 'judge gave no verdict' when the judge answers without one", async () => {
+    server.script = judgeAnswers("VERDICT: PASS");
+    const [row] = await rowsOf(await oneCase(toneCase), { judge: makeJudge(chat(), "judge-1") });
+    expect(row).toMatchObject({
+      score: 0,
+      status: "failed",
+      marks: { tone: false },
+      reasons: { tone: "judge gave no verdict" },
+    });
+  });
+});
+
+describe("command targets in runCase", () => {
+  const node = JSON.stringify(process.execPath);
+  const command = (script: string, timeoutMs = 5000) =>
+    createCommandTarget({ command: `${node} ${script}`, cwd: fixtures, timeoutMs, cache: null });
+
+  it("grades the command's stdout", async () => {
+    const c = await oneCase({ ...greet, graders: [{ type: "contains", all: ["sample 1"] }] });
+    const rows = await rowsOf(c, { k: 2, target: command("echo-target.mjs") });
+    expect(rows.map((r) => r.status)).toEqual(["failed", "passed"]);
+  });
+
+  it("makes an error row of a failing command", async () => {
+    const [row] = await rowsOf(await oneCase(greet), { target: command("fail-target.mjs") });
+    expect(row).toMatchObject({ status: "error", score: 0 });
+    expect(row?.error).toMatch(/exited with code 3: fatal: model file not found$/);
+  });
+
+  it("makes an error row of a hanging command", async () => {
+    const [row] = await rowsOf(await oneCase(greet), { target: command("hang-target.mjs", 300) });
+    expect(row).toMatchObject({ status: "error", score: 0 });
+    expect(row?.error).toMatch(/timed out after 0\.3s$/);
+  });
+});

@@ -1,0 +1,200 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createCache } from "../../src/model/cache.js";
+import { type ChatRequest, createChatTarget } from "../../src/model/chat.js";
+import {
+  completion,
+  echo,
+  type LoopbackServer,
+  startLoopbackServer,
+} from "../helpers/loopback-server.js";
+
+const KEY = "sk-test-SECRET123";
+const request: ChatRequest = {
+  model: "m1",
+  messages: [
+    { role: "system", content: "be brief" },
+    { role: "user", content: "hello" },
+  ],
+  temperature: 0.5,
+  maxTokens: 50,
+};
+
+let server: LoopbackServer;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "eb-chat-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  server = await startLoopbackServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function target(options: { timeoutMs?: number; maxRetries?: number; cacheDir?: string } = {}) {
+  return createChatTarget({
+    baseURL: server.baseURL,
+    apiKey: KEY,
+    timeoutMs: options.timeoutMs ?? 2000,
+    maxRetries: options.maxRetries ?? 2,
+    cache: options.cacheDir ? createCache(options.cacheDir) : null,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(Error);
+  const message = (error as Error).message;
+  expect(message).not.toContain(KEY);
+  return message;
+}
+
+async function filesUnder(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+describe("createChatTarget", () => {
+  it("sends the exact request and returns text, model, usage and fingerprint", async () => {
+    const result = await target().complete(request, 0);
+    expect(result).toMatchObject({
+      text: "echo: hello",
+      model: "echo-model-2026",
+      usage: { prompt_tokens: 11, completion_tokens: 7 },
+      cached: false,
+      systemFingerprint: "fp_test",
+    });
+    expect(result.ms).toBeGreaterThanOrEqual(0);
+    const seen = server.requests[0];
+    expect(seen?.url).toBe("/v1/chat/completions");
+    expect(seen?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(seen?.json).toEqual({
+      model: "m1",
+      messages: request.messages,
+      temperature: 0.5,
+      max_tokens: 50,
+    });
+  });
+
+  it("answers a re-run from the cache without a request, and never stores the key", async () => {
+    const cacheDir = join(dir, "rerun");
+    const first = await target({ cacheDir }).complete(request, 0);
+    const other = await target({ cacheDir }).complete(request, 1);
+    expect(server.requests).toHaveLength(2);
+    const again = await target({ cacheDir }).complete(request, 0);
+    const againOther = await target({ cacheDir }).complete(request, 1);
+    expect(server.requests).toHaveLength(2);
+    expect(again).toEqual({ ...first, cached: true });
+    expect(againOther).toEqual({ ...other, cached: true });
+    const files = await filesUnder(cacheDir);
+    expect(files).toHaveLength(2);
+    for (const f of files) expect(await readFile(f, "utf8")).not.toContain(KEY);
+  });
+
+  it("keeps the connection alive across calls", async () => {
+    const chat = target();
+    for (let i = 0; i < 6; i++) await chat.complete(request, i);
+    expect(server.requests).toHaveLength(6);
+    expect(server.requests.every((r) => r.headers.connection === "keep-alive")).toBe(true);
+    // undici may open a second socket while the first is being released, then reuses both.
+    expect(server.connections).toBeLessThanOrEqual(2);
+  });
+
+  it("retries a 429 with Retry-After, then succeeds", async () => {
+    server.queue.push({
+      status: 429,
+      headers: { "retry-after": "0" },
+      body: { error: { message: "slow down" } },
+    });
+    const result = await target().complete(request, 0);
+    expect(result.text).toBe("echo: hello");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("retries a 500, then succeeds", async () => {
+    server.queue.push({
+      status: 500,
+      headers: { "retry-after-ms": "10" },
+      body: { error: { message: "boom" } },
+    });
+    const result = await target().complete(request, 0);
+    expect(result.text).toBe("echo: hello");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("gives up after the last retry with the status and the server's message", async () => {
+    server.script = () => ({
+      status: 503,
+      headers: { "retry-after": "0" },
+      body: { error: { message: "overloaded" } },
+    });
+    const message = await failure(target({ maxRetries: 1 }).complete(request, 0));
+    expect(message).toMatch(/^model "m1" at http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 503 overloaded$/);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("times out a server that never answers", async () => {
+    server.script = () => "hang";
+    const message = await failure(target({ timeoutMs: 300, maxRetries: 0 }).complete(request, 0));
+    expect(message).toMatch(/timed out after 0\.3s$/);
+  });
+
+  it("times out a body that stalls after the headers, retrying first", async () => {
+    server.queue.push("stall");
+    const ok = await target({ timeoutMs: 300, maxRetries: 1 }).complete(request, 0);
+    expect(ok.text).toBe("echo: hello");
+    server.script = () => "stall";
+    const message = await failure(target({ timeoutMs: 300, maxRetries: 0 }).complete(request, 0));
+    expect(message).toMatch(/timed out after 0\.3s$/);
+  });
+
+  it("rejects bodies that are not a chat completion", async () => {
+    const chat = target({ maxRetries: 0 });
+    const answers: [unknown, Record<string, string>, RegExp][] = [
+      ['{"choices": [', {}, /malformed JSON/],
+      [
+        "<html><body>Bad gateway</body></html>",
+        { "content-type": "text/html" },
+        /non-JSON body: <html>/,
+      ],
+      [{ choices: [] }, {}, /no choices/],
+      [completion(null), {}, /no message content/],
+      [{ error: "nope" }, {}, /not a chat completion/],
+      ["", {}, /malformed JSON \(Unexpected end of JSON input\)/],
+      ["", { "content-length": "0" }, /empty body/],
+      ["", { "content-type": "text/plain" }, /empty body/],
+    ];
+    for (const [body, headers, expected] of answers) {
+      server.queue.push({ body, headers });
+      expect(await failure(chat.complete(request, 0))).toMatch(expected);
+    }
+  });
+
+  it("never puts the API key in an error, even when the server echoes it", async () => {
+    server.script = (req) => ({
+      status: 401,
+      body: { error: { message: `invalid key: ${String(req.headers.authorization)}` } },
+    });
+    const message = await failure(target().complete(request, 0));
+    expect(message).toMatch(/HTTP 401 invalid key: Bearer \[redacted\]/);
+  });
+
+  it("caches a completion only once it succeeded", async () => {
+    const cacheDir = join(dir, "failed");
+    server.queue.push({ status: 400, body: { error: { message: "bad request" } } });
+    await failure(target({ cacheDir }).complete(request, 0));
+    expect(await filesUnder(cacheDir).catch(() => [])).toEqual([]);
+    server.script = echo;
+    expect((await target({ cacheDir }).complete(request, 0)).cached).toBe(false);
+  });
+});
