@@ -1,4 +1,13 @@
-import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument } from "yaml";
+import {
+  type Document,
+  isMap,
+  isNode,
+  isScalar,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+} from "yaml";
 import { z } from "zod";
 import { InputError } from "../errors.js";
 import type { Check } from "./types.js";
@@ -125,7 +134,9 @@ export function parseYamlMapping(
     data = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new InputError(`Failed to parse YAML in ${sourcePath}: ${detail}`);
+    const where = unresolvedAliasOffset(doc);
+    const pos = where === undefined ? "" : lineCol(lineCounter, where);
+    throw new InputError(`Failed to parse YAML in ${sourcePath}${pos}: ${detail}`);
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new InputError(
@@ -135,11 +146,27 @@ export function parseYamlMapping(
   const locate: Locate = (path, key) => {
     const node = key === undefined ? doc.getIn(path, true) : keyNode(doc.getIn(path, true), key);
     const offset = isNode(node) ? node.range?.[0] : undefined;
-    if (offset === undefined) return "";
-    const pos = lineCounter.linePos(offset);
-    return `:${pos.line}:${pos.col}`;
+    return offset === undefined ? "" : lineCol(lineCounter, offset);
   };
   return { data: data as Record<string, unknown>, locate };
+}
+
+function lineCol(lineCounter: LineCounter, offset: number): string {
+  const pos = lineCounter.linePos(offset);
+  return `:${pos.line}:${pos.col}`;
+}
+
+/** toJS() names an unresolved alias but not where it is; find it. */
+function unresolvedAliasOffset(doc: Document): number | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_, alias) {
+      if (alias.resolve(doc) !== undefined) return;
+      offset = alias.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 function keyNode(parent: unknown, key: string): Node | undefined {

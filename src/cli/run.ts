@@ -9,7 +9,7 @@ import { debugLogger, printWarning } from "./output.js";
 
 export interface RunFlags extends Record<string, unknown> {
   cwd: string;
-  projectConfig: boolean;
+  projectConfig?: boolean;
   checkDir?: string;
   checkId?: string;
   tag?: string[];
@@ -18,7 +18,12 @@ export interface RunFlags extends Record<string, unknown> {
 }
 
 export function configOptions(flags: RunFlags): LoadConfigOptions {
-  return { cwd: flags.cwd, noProjectConfig: !flags.projectConfig, flags: settingFlags(flags) };
+  // `list` has no --no-project-config, so an absent flag means "use the config".
+  return {
+    cwd: flags.cwd,
+    noProjectConfig: flags.projectConfig === false,
+    flags: settingFlags(flags),
+  };
 }
 
 export async function runCommand(flags: RunFlags): Promise<number> {

@@ -174,15 +174,18 @@ function describeIssue(file: string, text: string, issue: z.core.$ZodIssue): str
     const line = findKeyLine(text, keys, issue.keys[0] ?? "");
     return `${file}${line}: ${where} has unknown key(s): ${names}`;
   }
-  const line = findKeyLine(text, keys.slice(0, -1), keys.at(-1) ?? "");
+  // A problem inside a list (`exclude_dirs.0`) is on the line of the list's key.
+  const firstIndex = keys.findIndex((key) => /^\d+$/.test(key));
+  const named = firstIndex === -1 ? keys : keys.slice(0, firstIndex);
+  const line = findKeyLine(text, named.slice(0, -1), named.at(-1) ?? "");
   return `${file}${line}: ${where}: ${issue.message}`;
 }
 
 /** `[core] pass_threshold`, `[agents.x] command`, `[harness.env]`. */
 function keyLabel(keys: string[]): string {
   if (keys.length === 1) return `[${keys[0]}]`;
-  if (keys[0] === "agents" && keys.length > 2) {
-    return `[agents.${keys[1]}] ${keys.slice(2).join(".")}`;
+  if (keys[0] === "agents" && keys.length >= 2) {
+    return `[agents.${keys[1]}]${keys.length > 2 ? ` ${keys.slice(2).join(".")}` : ""}`;
   }
   return `[${keys[0]}] ${keys.slice(1).join(".")}`;
 }

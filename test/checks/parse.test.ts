@@ -1,0 +1,341 @@
+import { describe, expect, it } from "vitest";
+import { parseCheck } from "../../src/checks/parse.js";
+import type { Check } from "../../src/checks/types.js";
+import { InputError } from "../../src/errors.js";
+
+const PATH = "/proj/eval_checks/sub dir/check.yaml";
+
+const DET = "schema_version: 1\nid: det\ntype: deterministic\ndescription: A check.\n";
+const JUDGE =
+  "schema_version: 1\nid: judge\ntype: harness_judge\ndescription: A judge.\ninstructions: Read README.md.\n";
+
+function parse(text: string | Uint8Array): Check {
+  return parseCheck(PATH, typeof text === "string" ? Buffer.from(text, "utf8") : text);
+}
+
+/** The InputError message from parsing `text`; fails if it parses or throws anything else. */
+function parseError(text: string | Uint8Array): string {
+  let caught: unknown = null;
+  try {
+    parse(text);
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(InputError);
+  const message = (caught as InputError).message;
+  expect(message).toContain(PATH);
+  return message;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+describe("valid checks", () => {
+  it("deterministic with an inline script", () => {
+    const bytes = Buffer.from(`${DET}tags: [smoke, fast]\nscript: |\n  print("hi")\n`);
+    const check = parseCheck(PATH, bytes);
+    expect(check).toEqual({
+      id: "det",
+      description: "A check.",
+      tags: ["smoke", "fast"],
+      sourcePath: PATH,
+      yamlBytes: bytes,
+      type: "deterministic",
+      script: 'print("hi")\n',
+      scriptPath: null,
+    });
+  });
+
+  it("deterministic with script_path", () => {
+    const check = parse(`${DET}script_path: scripts/check.py\n`);
+    expect(check.type).toBe("deterministic");
+    if (check.type !== "deterministic") return;
+    expect(check.script).toBeNull();
+    expect(check.scriptPath).toBe("scripts/check.py");
+    expect(check.tags).toEqual([]);
+  });
+
+  it("harness_judge without a model", () => {
+    const check = parse(JUDGE);
+    expect(check).toMatchObject({
+      id: "judge",
+      type: "harness_judge",
+      description: "A judge.",
+      instructions: "Read README.md.",
+      model: null,
+      tags: [],
+    });
+  });
+
+  it("harness_judge with a model", () => {
+    const check = parse(`${JUDGE}model: gpt-5\n`);
+    expect(check).toMatchObject({ type: "harness_judge", model: "gpt-5" });
+  });
+
+  it("keeps the exact bytes that were parsed", () => {
+    const bytes = Buffer.from(`${JUDGE}# trailing comment  \r\n`);
+    expect(Buffer.from(parseCheck(PATH, bytes).yamlBytes).equals(bytes)).toBe(true);
+  });
+
+  it("trims id, description and instructions", () => {
+    const check = parse(
+      'schema_version: 1\nid: "  spaced_id  "\ntype: harness_judge\ndescription: "  d  "\ninstructions: "  i  "\n',
+    );
+    expect(check).toMatchObject({ id: "spaced_id", description: "d", instructions: "i" });
+  });
+
+  it('script: "" together with script_path uses script_path', () => {
+    const check = parse(`${DET}script: ""\nscript_path: run.py\n`);
+    expect(check).toMatchObject({ type: "deterministic", script: null, scriptPath: "run.py" });
+  });
+
+  it("tags may be empty strings or repeat", () => {
+    expect(parse(`${DET}tags: ["", a, a]\nscript: x\n`).tags).toEqual(["", "a", "a"]);
+  });
+});
+
+describe("schema_version", () => {
+  it("missing is rejected", () => {
+    const message = parseError(`${DET.replace("schema_version: 1\n", "")}script: x\n`);
+    expect(message).toContain("schema_version");
+  });
+
+  it.each([
+    ['"1"', "a string"],
+    ["2", "two"],
+    ["0", "zero"],
+  ])("%s (%s) is rejected", (value) => {
+    const message = parseError(
+      `${DET.replace("schema_version: 1", `schema_version: ${value}`)}script: x\n`,
+    );
+    expect(message).toContain("schema_version must be 1");
+  });
+
+  it("a present but wrong value is not reported as missing", () => {
+    const message = parseError(
+      `${DET.replace("schema_version: 1", "schema_version: 2")}script: x\n`,
+    );
+    expect(message).not.toContain("missing");
+  });
+});
+
+describe("id", () => {
+  it.each([
+    ['"   "', "id must be non-empty"],
+    ['""', "id must be non-empty"],
+    ["bad id", "id must match"],
+    ["a/b", "id must match"],
+    ["a.b", "id must match"],
+    ["héllo", "id must match"],
+  ])("%s → %s", (value, phrase) => {
+    const message = parseError(`${DET.replace("id: det", `id: ${value}`)}script: x\n`);
+    expect(message).toContain(phrase);
+  });
+
+  it.each(["123", "1.5", "[a]", "{a: 1}", "true", "null"])(
+    "non-string id %s is rejected",
+    (value) => {
+      const message = parseError(`${DET.replace("id: det", `id: ${value}`)}script: x\n`);
+      expect(message).toContain("id");
+    },
+  );
+
+  it("missing id is rejected", () => {
+    const message = parseError(`${DET.replace("id: det\n", "")}script: x\n`);
+    expect(message).toContain("id");
+  });
+
+  it("the error points at the id line", () => {
+    const message = parseError(`${DET.replace("id: det", "id: bad id")}script: x\n`);
+    expect(message).toMatch(new RegExp(`${escapeRegExp(PATH)}:2:\\d+`));
+    expect(message).not.toContain("missing");
+  });
+});
+
+describe("description and tags", () => {
+  it("description empty after trim is rejected", () => {
+    const message = parseError(
+      `${DET.replace("description: A check.", 'description: "   "')}script: x\n`,
+    );
+    expect(message).toContain("description must be non-empty");
+  });
+
+  it("missing description is rejected", () => {
+    const message = parseError(`${DET.replace("description: A check.\n", "")}script: x\n`);
+    expect(message).toContain("description");
+  });
+
+  it.each(["smoke", "{a: 1}", "[1, 2]", "[a, [b]]"])("tags: %s is rejected", (value) => {
+    const message = parseError(`${DET}tags: ${value}\nscript: x\n`);
+    expect(message).toContain("tags");
+  });
+});
+
+describe("unknown and type-specific fields", () => {
+  it("an unknown field is named", () => {
+    const message = parseError(`${DET}foo: 1\nscript: x\n`);
+    expect(message).toContain("foo");
+    expect(message).toMatch(new RegExp(`${escapeRegExp(PATH)}:5:1`));
+  });
+
+  it.each([
+    ["deterministic", `${DET}target_paths: [README.md]\nscript: x\n`],
+    ["harness_judge", `${JUDGE}target_paths: [README.md]\n`],
+  ])("target_paths on a %s check says to name files in instructions", (_type, text) => {
+    const message = parseError(text);
+    expect(message).toContain("target_paths");
+    expect(message).toContain("instructions");
+  });
+
+  it("per-check timeout_seconds is rejected", () => {
+    const message = parseError(`${DET}timeout_seconds: 30\nscript: x\n`);
+    expect(message).toContain("timeout_seconds");
+  });
+
+  it("timeout_seconds on a judge is rejected", () => {
+    expect(parseError(`${JUDGE}timeout_seconds: 30\n`)).toContain("timeout_seconds");
+  });
+
+  it("model on a deterministic check is rejected", () => {
+    expect(parseError(`${DET}model: gpt\nscript: x\n`)).toContain("model");
+  });
+
+  it("instructions on a deterministic check is rejected", () => {
+    expect(parseError(`${DET}instructions: hi\nscript: x\n`)).toContain("instructions");
+  });
+
+  it("script on a judge is rejected", () => {
+    expect(parseError(`${JUDGE}script: print(1)\n`)).toContain("script");
+  });
+
+  it("script_path on a judge is rejected", () => {
+    expect(parseError(`${JUDGE}script_path: a.py\n`)).toContain("script_path");
+  });
+});
+
+describe("deterministic script fields", () => {
+  it("both script and script_path is rejected", () => {
+    const message = parseError(`${DET}script: x\nscript_path: a.py\n`);
+    expect(message).toContain("exactly one of script or script_path must be set");
+  });
+
+  it("neither is rejected", () => {
+    expect(parseError(DET)).toContain("exactly one of script or script_path must be set");
+  });
+
+  it("script_path empty and no script is rejected", () => {
+    expect(parseError(`${DET}script_path: ""\n`)).toContain(
+      "exactly one of script or script_path must be set",
+    );
+  });
+
+  it("a non-string script is rejected", () => {
+    expect(parseError(`${DET}script: [a]\n`)).toContain("script");
+  });
+});
+
+describe("harness_judge fields", () => {
+  it("missing instructions is rejected", () => {
+    expect(parseError(JUDGE.replace("instructions: Read README.md.\n", ""))).toContain(
+      "instructions",
+    );
+  });
+
+  it("blank instructions is rejected", () => {
+    expect(parseError(JUDGE.replace("Read README.md.", '"  "'))).toContain(
+      "instructions must be non-empty",
+    );
+  });
+});
+
+describe("type", () => {
+  it("llm_judge gives the migration message", () => {
+    const message = parseError(JUDGE.replace("harness_judge", "llm_judge"));
+    expect(message).toContain("Check type 'llm_judge' was renamed to 'harness_judge'");
+    expect(message).toContain("Update the 'type' field in your YAML to 'harness_judge'.");
+  });
+
+  it.each(["task_based", "harness", "Deterministic"])("unknown type %s is rejected", (type) => {
+    const message = parseError(JUDGE.replace("harness_judge", type));
+    expect(message).toContain("type");
+    expect(message).toContain("deterministic");
+    expect(message).toContain("harness_judge");
+  });
+
+  it("missing type is rejected", () => {
+    expect(parseError(JUDGE.replace("type: harness_judge\n", ""))).toContain("type");
+  });
+});
+
+describe("file-level rules", () => {
+  it.each([
+    ["a list", "- a\n- b\n"],
+    ["empty", ""],
+    ["only a comment", "# nothing\n"],
+    ["a scalar", "hello\n"],
+  ])("%s → top-level YAML must be a mapping", (_label, text) => {
+    expect(parseError(text)).toContain("top-level YAML must be a mapping");
+  });
+
+  it("malformed YAML names path:line:col of the bad line", () => {
+    const message = parseError(`${DET}description: d: e\nscript: x\n`);
+    expect(message).toMatch(new RegExp(`${escapeRegExp(PATH)}:5:\\d+`));
+  });
+
+  it("tab indentation names path:line:col", () => {
+    const message = parseError(`${DET}\tscript: x\n`);
+    expect(message).toMatch(new RegExp(`${escapeRegExp(PATH)}:5:\\d+`));
+  });
+
+  it("an unterminated flow sequence names path:line:col", () => {
+    const message = parseError("schema_version: 1\nid: a\ntags: [a, b\n");
+    expect(message).toMatch(new RegExp(`${escapeRegExp(PATH)}:\\d+:\\d+`));
+  });
+
+  it("an undefined alias names path:line:col", () => {
+    const message = parseError("schema_version: 1\nid: *nope\ntype: deterministic\n");
+    expect(message).toMatch(new RegExp(`${escapeRegExp(PATH)}:2:\\d+`));
+  });
+
+  it("a duplicate key is an error at its line", () => {
+    const message = parseError(`${DET}id: other\nscript: x\n`);
+    expect(message).toMatch(new RegExp(`${escapeRegExp(PATH)}:5:\\d+`));
+  });
+
+  it("a billion-laughs alias bomb fails fast", () => {
+    const lines = [`l0: &l0 [${Array(9).fill('"lol"').join(", ")}]`];
+    for (let level = 1; level <= 9; level++) {
+      lines.push(
+        `l${level}: &l${level} [${Array(9)
+          .fill(`*l${level - 1}`)
+          .join(", ")}]`,
+      );
+    }
+    const started = performance.now();
+    const message = parseError(`${DET}script: x\n${lines.join("\n")}\n`);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(message).toContain("Failed to parse YAML");
+  });
+
+  it("a few aliases are fine (then rejected only as unknown fields)", () => {
+    const message = parseError(`${DET}script: &s x\nfoo: *s\n`);
+    expect(message).toContain("foo");
+  });
+
+  it("non-UTF-8 bytes are rejected", () => {
+    const bytes = Buffer.concat([
+      Buffer.from(`${DET}script: "`),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"\n'),
+    ]);
+    const message = parseError(bytes);
+    expect(message).toContain("UTF-8");
+  });
+
+  it("YAML 1.2 core schema: yes/on/y are strings (PyYAML rejects yes/on; we accept more, never less)", () => {
+    expect(parse(`${DET.replace("A check.", "yes")}script: x\n`).description).toBe("yes");
+    expect(parse(`${DET.replace("id: det", "id: on")}script: x\n`).id).toBe("on");
+    expect(parse(`${DET}tags: [y, n]\nscript: x\n`).tags).toEqual(["y", "n"]);
+  });
+});
