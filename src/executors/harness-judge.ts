@@ -7,11 +7,12 @@ import { InputError } from "../errors.js";
 import { buildCheckJudgePrompt } from "../judge/prompt.js";
 import { extractVerdict, NO_VERDICT_MESSAGE } from "../judge/verdict.js";
 import { runProcess } from "../process/run.js";
+import { lastLine } from "../process/tail.js";
 import { errorOutcome } from "./deterministic.js";
 import type { ExecContext, ExecOutcome } from "./types.js";
 
 /** Agents may print megabytes before the verdict; keep this much of stdout to search. */
-const VERDICT_SEARCH_CHARS = 16 * 1024 * 1024;
+const VERDICT_SEARCH_CHARS = 4 * 1024 * 1024;
 
 /**
  * Before anything runs: the agent must be known and, where we can tell, installed.
@@ -101,7 +102,7 @@ export async function runHarnessJudge(
     );
   }
   if (result.exitCode !== 0) {
-    const last = lastLine(result.stderr) ?? lastLine(result.stdout);
+    const last = (lastLine(result.stderr) ?? lastLine(result.stdout))?.slice(0, 300);
     const how =
       result.exitCode === null
         ? `was killed by ${result.signal}`
@@ -116,13 +117,4 @@ export async function runHarnessJudge(
     reason: verdict.reason,
     errorDetail: null,
   };
-}
-
-function lastLine(text: string): string | null {
-  const line = text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .at(-1)
-    ?.trim();
-  return line ? line.slice(0, 300) : null;
 }

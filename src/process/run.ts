@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
+import type { Readable } from "node:stream";
 import { Tail } from "./tail.js";
 
 export interface ProcessSpec {
@@ -35,8 +36,8 @@ export interface ProcessResult {
 
 /** Time between SIGTERM and SIGKILL for the process group. */
 const KILL_GRACE_MS = 2000;
-/** A grandchild that escaped the group can hold the pipes open; stop waiting for them after this. */
-const PIPE_DRAIN_MS = 1000;
+/** After the process exits, pipes with no data for this long are closed (see the exit handler). */
+const PIPE_IDLE_MS = 1000;
 
 /**
  * Runs one process without a shell, in its own process group, streaming stdout/stderr to files
@@ -78,8 +79,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     if (spec.signal?.aborted) onAbort();
     spec.signal?.addEventListener("abort", onAbort, { once: true });
 
-    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
+    if (child.stdout) out.attach(child.stdout);
+    if (child.stderr) err.attach(child.stderr);
     if (child.stdin) {
       child.stdin.on("error", () => {});
       child.stdin.end(spec.stdin);
@@ -114,12 +115,16 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       group.leaderExited();
-      // The group may still hold our pipes (a daemonised grandchild); do not wait forever.
-      setTimeout(() => {
+      // A grandchild may hold our pipes open forever: stop reading once they fall idle.
+      const watch = setInterval(() => {
+        if (out.busy(PIPE_IDLE_MS) || err.busy(PIPE_IDLE_MS)) return;
+        clearInterval(watch);
         child.stdout?.destroy();
         child.stderr?.destroy();
         void finish();
-      }, PIPE_DRAIN_MS).unref();
+      }, PIPE_IDLE_MS / 4);
+      watch.unref();
+      child.once("close", () => clearInterval(watch));
     });
     child.on("close", () => void finish());
   });
@@ -186,11 +191,30 @@ class Capture {
     this.tail = new Tail(keepChars);
   }
 
-  push(chunk: Buffer): void {
-    this.tail.push(chunk);
-    if (!this.path) return;
-    this.file ??= createWriteStream(this.path);
-    this.file.write(chunk);
+  private lastData = performance.now();
+  private paused = false;
+
+  /** True while data still flows (or waits for the file) within the last `idleMs`. */
+  busy(idleMs: number): boolean {
+    return this.paused || performance.now() - this.lastData < idleMs;
+  }
+
+  /** Reads the stream; pauses it while the file lags, so memory stays bounded. */
+  attach(stream: Readable): void {
+    stream.on("data", (chunk: Buffer) => {
+      this.lastData = performance.now();
+      this.tail.push(chunk);
+      if (!this.path) return;
+      this.file ??= createWriteStream(this.path);
+      if (this.file.write(chunk)) return;
+      stream.pause();
+      this.paused = true;
+      this.file.once("drain", () => {
+        this.paused = false;
+        this.lastData = performance.now();
+        stream.resume();
+      });
+    });
   }
 
   close(): Promise<void> {

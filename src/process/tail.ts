@@ -44,3 +44,9 @@ export function lastCodePoints(text: string, count: number): string {
     .slice(-count)
     .join("");
 }
+
+/** The last non-blank line of captured output, trimmed (what usually says why it failed). */
+export function lastLine(text: string): string | null {
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return lines.at(-1)?.trim() ?? null;
+}

@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { lastLine } from "../process/tail.js";
 import type { CheckReport, CheckResult } from "./check-report.js";
 
 const STATUS_COLOR = { passed: pc.green, failed: pc.red, error: pc.yellow } as const;
@@ -24,10 +25,4 @@ function checkLine(check: CheckResult): string {
     check.error_detail ??
     (check.status === "failed" ? lastLine(check.stderr) : null);
   return `- ${check.check_id}: ${status}${why ? ` - ${why}` : ""}`;
-}
-
-/** A failed script says nothing in `reason`; its last stderr line usually says why. */
-function lastLine(text: string): string | null {
-  const lines = text.split("\n").filter((line) => line.trim() !== "");
-  return lines.at(-1)?.trim() ?? null;
 }
