@@ -18,6 +18,7 @@ import {
   buildCheckReport,
   type CheckReport,
   type CheckResult,
+  mergeSamples,
 } from "../report/check-report.js";
 import { checkReportMarkdown } from "../report/markdown.js";
 import { gitCommit } from "./git.js";
@@ -41,6 +42,8 @@ export interface RunChecksOptions extends LoadConfigOptions {
   onResult?: (result: CheckResult, done: number, total: number) => void;
   /** The command line, for the run manifest. */
   argv?: readonly string[];
+  /** Runs of each check (judge reliability); a check's score is its pass fraction. Default 1. */
+  samples?: number;
 }
 
 export interface CheckRun {
@@ -86,52 +89,64 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     started_at: isoUtc(startedAt),
   });
   const signal = options.signal ?? new AbortController().signal;
+  const samples = options.samples ?? 1;
   const scratchRoot = await mkdtemp(path.join(os.tmpdir(), "eval-banana-"));
-  const results: (CheckResult | undefined)[] = new Array(prepared.length);
+  const units = prepared.flatMap((item, index) =>
+    Array.from({ length: samples }, (_, sample) => ({ item, index, sample })),
+  );
+  const bySample: CheckResult[][] = prepared.map(() => []);
   let done = 0;
   try {
+    // Units are item-major, so the samples of one check are launched one after another.
     await runPool(
-      prepared,
+      units,
       config.maxParallelChecks,
-      async (item, index) => {
+      async ({ item, index, sample }, unitIndex) => {
+        const stem = sampleStem(safeStem(item.check.id), sample, samples);
         const context: ExecContext = {
           config,
           checksDir,
-          stem: safeStem(item.check.id),
-          scratchDir: path.join(scratchRoot, String(index)),
+          stem,
+          scratchDir: path.join(scratchRoot, String(unitIndex)),
           python,
           signal,
         };
         const result = await runOne(item, context);
         if (!result) return;
-        await writeFile(
-          path.join(checksDir, `${context.stem}.json`),
-          `${JSON.stringify(result, null, 2)}\n`,
-        );
-        rows.append(rowOf(result));
-        results[index] = result;
-        options.onResult?.(result, ++done, prepared.length);
+        await writeJson(path.join(checksDir, `${stem}.json`), result);
+        rows.append(rowOf(result, sample));
+        bySample[index]![sample] = result;
+        options.onResult?.(result, ++done, units.length);
       },
       signal,
     );
   } finally {
     await rm(scratchRoot, { recursive: true, force: true });
   }
+  const results: CheckResult[] = [];
+  for (const [index, list] of bySample.entries()) {
+    const finished = list.filter((result) => result !== undefined);
+    if (finished.length === 0) continue;
+    if (samples === 1) {
+      results.push(finished[0]!);
+      continue;
+    }
+    const merged = mergeSamples(finished);
+    await writeJson(path.join(checksDir, `${safeStem(prepared[index]!.check.id)}.json`), merged);
+    results.push(merged);
+  }
   const completedAt = new Date();
-  const report = buildCheckReport(
-    results.filter((result) => result !== undefined),
-    {
-      runId,
-      projectRoot: config.projectRoot,
-      outputDir: runDir,
-      startedAt: isoUtc(startedAt),
-      completedAt: isoUtc(completedAt),
-      durationMs: completedAt.getTime() - startedAt.getTime(),
-      passThreshold: config.passThreshold,
-      interrupted: signal.aborted,
-    },
-  );
-  await writeFile(path.join(runDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+  const report = buildCheckReport(results, {
+    runId,
+    projectRoot: config.projectRoot,
+    outputDir: runDir,
+    startedAt: isoUtc(startedAt),
+    completedAt: isoUtc(completedAt),
+    durationMs: completedAt.getTime() - startedAt.getTime(),
+    passThreshold: config.passThreshold,
+    interrupted: signal.aborted,
+  });
+  await writeJson(path.join(runDir, "report.json"), report);
   await writeFile(path.join(runDir, "report.md"), checkReportMarkdown(report));
   rows.close({ ended_at: isoUtc(completedAt), interrupted: signal.aborted });
   return { config, report, runDir, exitCode: exitCodeOf(report) };
@@ -213,11 +228,20 @@ function execute(item: PreparedCheck, context: ExecContext): Promise<ExecOutcome
     : runHarnessJudge(check, context);
 }
 
+/** With several samples each gets its own files: `<stem>.sample-<n>.*`. */
+function sampleStem(stem: string, sample: number, samples: number): string {
+  return samples === 1 ? stem : `${stem}.sample-${sample}`;
+}
+
+function writeJson(file: string, value: unknown): Promise<void> {
+  return writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
 /** The row of one check sample in `rows.jsonl` (DESIGN.md field names). */
-function rowOf(result: CheckResult): Record<string, unknown> {
+function rowOf(result: CheckResult, sample: number): Record<string, unknown> {
   return {
     id: result.check_id,
-    sample: 0,
+    sample,
     score: result.score,
     status: result.status,
     tags: result.tags,

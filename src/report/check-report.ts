@@ -10,7 +10,8 @@ export interface CheckResult {
   source_path: string;
   tags: string[];
   status: Status;
-  score: 0 | 1;
+  /** 0 or 1; with several samples, the pass fraction. */
+  score: number;
   started_at: string;
   completed_at: string;
   duration_ms: number;
@@ -21,6 +22,27 @@ export interface CheckResult {
   exit_code: number | null;
   details: Record<string, unknown>;
   check_definition_sha256: string;
+  /** Only with several samples: each sample's result, in sample order. */
+  samples?: CheckResult[];
+}
+
+const SEVERITY: Record<Status, number> = { passed: 0, failed: 1, error: 2 };
+
+/**
+ * One result for a check run several times: its score is the pass fraction; its status and
+ * details are those of its worst sample (error, then failed), so the report shows why.
+ */
+export function mergeSamples(samples: readonly CheckResult[]): CheckResult {
+  const worst = samples.reduce((a, b) => (SEVERITY[b.status] > SEVERITY[a.status] ? b : a));
+  const passed = samples.filter((sample) => sample.status === "passed").length;
+  return {
+    ...worst,
+    score: passed / samples.length,
+    started_at: samples[0]!.started_at,
+    completed_at: samples.at(-1)!.completed_at,
+    duration_ms: samples.reduce((sum, sample) => sum + sample.duration_ms, 0),
+    samples: [...samples],
+  };
 }
 
 /** `report.json` of `eb run`, in the seed's shape (schema_version 1). */
