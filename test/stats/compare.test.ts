@@ -1,0 +1,267 @@
+import { describe, expect, it } from "vitest";
+import {
+  comparePaired,
+  correlation,
+  minimumDetectableDrop,
+  pairedWilsonBounds,
+  verdictOf,
+} from "../../src/stats/compare.js";
+import { normalQuantile } from "../../src/stats/distributions.js";
+import { type ItemAgg, wilsonBounds } from "../../src/stats/interval.js";
+import { createRng } from "../../src/stats/rng.js";
+import { byId, items, uniformItems } from "./helpers.js";
+
+const Z95 = normalQuantile(0.975);
+
+/** n single-sample items; the first `fail` fail (or those in [from, to)). */
+const run = (n: number, fail: number) => failing(n, 0, fail);
+const failing = (n: number, from: number, to: number) =>
+  byId(uniformItems(n, 1, (i) => (i >= from && i < to ? 0 : 1)));
+
+/** A run of n items × k samples with per-item rates from a seeded U-shaped mix. */
+function noisyRun(n: number, k: number, seed: number, rates?: Float64Array): Map<string, ItemAgg> {
+  const rng = createRng(seed);
+  return byId(
+    uniformItems(n, k, (i) => {
+      let passes = 0;
+      for (let s = 0; s < k; s++) if (rng.uniform() < (rates?.[i] ?? 0.9)) passes += 1;
+      return passes;
+    }),
+  );
+}
+
+function itemRates(n: number, seed: number): Float64Array {
+  const rng = createRng(seed);
+  return Float64Array.from({ length: n }, () => {
+    const u = rng.uniform();
+    return u < 0.7 ? 0.98 : u < 0.85 ? 0.6 : 0.05;
+  });
+}
+
+describe("comparePaired: pairing and bookkeeping", () => {
+  it("pairs by id and lists the ids missing from either side", () => {
+    const base = byId([
+      { id: "a", sum: 1, n: 1 },
+      { id: "b", sum: 1, n: 1 },
+      { id: "c", sum: 0, n: 1 },
+    ]);
+    const cand = byId([
+      { id: "d", sum: 1, n: 1 },
+      { id: "c", sum: 1, n: 1 },
+      { id: "b", sum: 1, n: 1 },
+    ]);
+    const result = comparePaired(base, cand);
+    expect(result.n).toBe(2);
+    expect(result.delta).toBeCloseTo(0.5, 12);
+    expect(result.missingFromCandidate).toEqual(["a"]);
+    expect(result.missingFromBaseline).toEqual(["d"]);
+    expect(result.fixed).toEqual(["c"]);
+    expect(result.broke).toEqual([]);
+  });
+
+  it("sorts broke and fixed by the size of the change, then by id", () => {
+    const base = byId([
+      { id: "z", sum: 2, n: 2 },
+      { id: "m", sum: 2, n: 2 },
+      { id: "a", sum: 1, n: 2 },
+      { id: "q", sum: 2, n: 2 },
+      { id: "f1", sum: 0, n: 2 },
+      { id: "f2", sum: 1, n: 2 },
+    ]);
+    const cand = byId([
+      { id: "z", sum: 1, n: 2 },
+      { id: "m", sum: 0, n: 2 },
+      { id: "a", sum: 0, n: 2 },
+      { id: "q", sum: 2, n: 2 },
+      { id: "f1", sum: 1, n: 2 },
+      { id: "f2", sum: 2, n: 2 },
+    ]);
+    const result = comparePaired(base, cand);
+    expect(result.broke).toEqual(["m", "a", "z"]);
+    expect(result.fixed).toEqual(["f1", "f2"]);
+  });
+
+  it("is inconclusive with NaN figures when no id is shared", () => {
+    const result = comparePaired(run(3, 0), new Map([["other", { id: "other", sum: 1, n: 1 }]]));
+    expect(result.n).toBe(0);
+    expect(result.verdict).toBe("inconclusive");
+    expect(result.delta).toBeNaN();
+    expect(result.low).toBeNaN();
+    expect(result.mde).toBeNaN();
+  });
+
+  it("gives per-stratum deltas when items carry a stratum", () => {
+    const base = byId([
+      ...items(
+        [
+          [1, 1],
+          [1, 1],
+        ],
+        "typical",
+      ).map((item, i) => ({ ...item, id: `t${i}` })),
+      ...items([[1, 1]], "refuse").map((item) => ({ ...item, id: "r0" })),
+    ]);
+    const cand = byId([
+      { id: "t0", sum: 1, n: 1 },
+      { id: "t1", sum: 1, n: 1 },
+      { id: "r0", sum: 0, n: 1 },
+    ]);
+    const result = comparePaired(base, cand);
+    expect(result.strata.map((s) => [s.stratum, s.n, s.delta])).toEqual([
+      ["refuse", 1, -1],
+      ["typical", 2, 0],
+    ]);
+    expect(result.strata[0]!.low).toBeLessThan(-0.5);
+    expect(comparePaired(run(5, 1), run(5, 2)).strata).toEqual([]);
+  });
+});
+
+describe("comparePaired: verdicts", () => {
+  it("passes an unchanged candidate on a large suite", () => {
+    const rates = itemRates(2000, 1);
+    const result = comparePaired(noisyRun(2000, 5, 2, rates), noisyRun(2000, 5, 3, rates));
+    expect(result.low).toBeGreaterThan(-0.02);
+    expect(result.verdict).toBe("pass");
+  });
+
+  it("stays inconclusive on a small suite where nothing changed", () => {
+    // 10 of 10 passing in both runs: no evidence either way, so the interval must stay wide.
+    const result = comparePaired(run(10, 0), run(10, 0));
+    expect(result.delta).toBe(0);
+    expect(result.low).toBeLessThan(-0.2);
+    expect(result.high).toBeGreaterThan(0.2);
+    expect(result.verdict).toBe("inconclusive");
+    // The article's bootstrap collapses to [0, 0] and would pass the gate.
+    const boot = comparePaired(run(10, 0), run(10, 0), { method: "bootstrap" });
+    expect([boot.low, boot.high, boot.verdict]).toEqual([0, 0, "pass"]);
+  });
+
+  it("flags a clear regression", () => {
+    const result = comparePaired(run(1000, 100), run(1000, 200));
+    expect(result.delta).toBeCloseTo(-0.1, 12);
+    expect(result.high).toBeLessThan(-0.02);
+    expect(result.verdict).toBe("regression");
+    expect(result.broke).toHaveLength(100);
+  });
+
+  it("flags a drop beyond the margin once the interval excludes 0", () => {
+    // 140 broke, 100 fixed: delta −0.04 with high just below 0; regression although
+    // high > −margin (the stricter rule would say inconclusive).
+    const result = comparePaired(failing(1000, 0, 200), failing(1000, 100, 340));
+    expect(result.delta).toBeCloseTo(-0.04, 12);
+    expect(result.high).toBeLessThan(0);
+    expect(result.high).toBeGreaterThan(-0.02);
+    expect(result.verdict).toBe("regression");
+  });
+
+  it("is inconclusive for a real drop smaller than the margin that cannot be ruled out", () => {
+    const result = comparePaired(run(1000, 200), run(1000, 215));
+    expect(result.delta).toBeCloseTo(-0.015, 12);
+    expect(result.high).toBeLessThan(0);
+    expect(result.low).toBeLessThan(-0.02);
+    expect(result.verdict).toBe("inconclusive");
+  });
+
+  it("respects the margin option", () => {
+    const result = comparePaired(run(1000, 200), run(1000, 215), { margin: 0.05 });
+    expect(result.margin).toBe(0.05);
+    expect(result.verdict).toBe("pass");
+    expect(() => comparePaired(run(3, 0), run(3, 0), { margin: -1 })).toThrow(RangeError);
+  });
+
+  it("applies the documented rule", () => {
+    expect(verdictOf(-0.01, -0.019, 0.001, 0.02)).toBe("pass");
+    expect(verdictOf(-0.03, -0.05, -0.001, 0.02)).toBe("regression");
+    expect(verdictOf(-0.03, -0.05, 0.001, 0.02)).toBe("inconclusive");
+    expect(verdictOf(-0.015, -0.025, -0.001, 0.02)).toBe("inconclusive");
+    expect(verdictOf(0.01, -0.02, 0.04, 0.02)).toBe("inconclusive");
+  });
+
+  it("is deterministic for the bootstrap method and depends on its seed", () => {
+    const rates = itemRates(300, 4);
+    const base = noisyRun(300, 3, 5, rates);
+    const cand = noisyRun(300, 3, 6, rates);
+    const a = comparePaired(base, cand, { method: "bootstrap", seed: 1 });
+    expect(comparePaired(base, cand, { method: "bootstrap", seed: 1 })).toEqual(a);
+    expect(comparePaired(base, cand, { method: "bootstrap", seed: 2 }).low).not.toBe(a.low);
+  });
+});
+
+describe("paired interval", () => {
+  it("reduces to Newcombe's independent-samples interval when the runs are uncorrelated", () => {
+    // Candidate passes half of the items the baseline passed and half of those it failed:
+    // correlation exactly 0, base rate 0.75, candidate rate 0.5.
+    const base = Float64Array.from([...new Array(12).fill(1), 0, 0, 0, 0]);
+    const cand = Float64Array.from([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0]);
+    expect(correlation(base, cand)).toBe(0);
+    const ones = new Float64Array(16).fill(1);
+    const [low, high] = pairedWilsonBounds(base, cand, ones, ones, Z95, false);
+    const [lb, ub] = wilsonBounds(0.75, 16, Z95);
+    const [lc, uc] = wilsonBounds(0.5, 16, Z95);
+    expect(low).toBeCloseTo(-0.25 - Math.hypot(0.5 - lc, ub - 0.75), 12);
+    expect(high).toBeCloseTo(-0.25 + Math.hypot(uc - 0.5, 0.75 - lb), 12);
+  });
+
+  it("agrees with the paired normal interval on a large suite", () => {
+    const rates = itemRates(5000, 7);
+    const base = noisyRun(5000, 3, 8, rates);
+    const cand = noisyRun(5000, 3, 9, rates);
+    const result = comparePaired(base, cand);
+    const diffs = [...base.keys()].map((id) => {
+      const b = base.get(id)!;
+      const c = cand.get(id)!;
+      return c.sum / c.n - b.sum / b.n;
+    });
+    const m = diffs.reduce((a, b) => a + b, 0) / diffs.length;
+    const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - m) ** 2, 0) / (diffs.length - 1));
+    const half = (Z95 * sd) / Math.sqrt(diffs.length);
+    expect(result.delta).toBeCloseTo(m, 12);
+    expect((result.high - result.low) / 2 / half).toBeGreaterThan(0.97);
+    expect((result.high - result.low) / 2 / half).toBeLessThan(1.06);
+  });
+});
+
+describe("minimum detectable drop", () => {
+  it("shrinks with the number of items and never goes below the margin", () => {
+    const rates = (n: number) => itemRates(n, 11);
+    const mde = (n: number) =>
+      comparePaired(noisyRun(n, 3, 12, rates(n)), noisyRun(n, 3, 13, rates(n))).mde;
+    const sizes = [30, 100, 1000, 10_000].map(mde);
+    for (let i = 1; i < sizes.length; i++) expect(sizes[i]!).toBeLessThan(sizes[i - 1]!);
+    expect(sizes[3]!).toBeGreaterThanOrEqual(0.02);
+    expect(sizes[0]!).toBeGreaterThan(0.1);
+  });
+
+  it("adds 0.84 standard errors to the larger of margin and upper half-width", () => {
+    const interval = {
+      estimate: 0,
+      low: -0.0392,
+      high: 0.0392,
+      level: 0.95,
+      method: "wilson-cc" as const,
+    };
+    const se = 0.0392 / Z95;
+    expect(minimumDetectableDrop(interval, 0.02)).toBeCloseTo(0.0392 + 0.8416 * se, 4);
+    expect(minimumDetectableDrop({ ...interval, high: 0.01 }, 0.02)).toBeCloseTo(
+      0.02 + (0.8416 * 0.01) / Z95,
+      4,
+    );
+  });
+});
+
+describe("speed", () => {
+  it("reports and compares 100,000 items × 5 samples in well under a second each", async () => {
+    const { passRateInterval } = await import("../../src/stats/interval.js");
+    const rates = itemRates(100_000, 21);
+    const base = noisyRun(100_000, 5, 22, rates);
+    const cand = noisyRun(100_000, 5, 23, rates);
+    const list = [...cand.values()];
+    const started = performance.now();
+    passRateInterval(list, "wilson-cc");
+    passRateInterval(list, "bootstrap");
+    comparePaired(base, cand, { method: "wilson-cc" });
+    comparePaired(base, cand, { method: "bootstrap" });
+    const ms = performance.now() - started;
+    expect(ms).toBeLessThan(2000);
+  });
+});
