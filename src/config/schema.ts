@@ -30,6 +30,9 @@ function sectionShape(section: Section): Record<string, z.ZodOptional<z.ZodType>
   return Object.fromEntries(entries);
 }
 
+/** `[eval]`: settings of `eb eval` (the API key is never read from a file: see EVAL_BANANA_API_KEY). */
+export const evalSectionSchema = z.strictObject(sectionShape("eval"));
+
 export const fileSchema = z.strictObject({
   core: z.strictObject(sectionShape("core")).optional(),
   discovery: z.strictObject({ exclude_dirs: stringList.optional() }).optional(),
@@ -41,6 +44,7 @@ export const fileSchema = z.strictObject({
     })
     .optional(),
   agents: z.record(z.string(), agentOverrideSchema).optional(),
+  eval: evalSectionSchema.optional(),
 });
 export type ConfigFile = z.output<typeof fileSchema>;
 

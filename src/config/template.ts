@@ -48,4 +48,22 @@ timeout_seconds = 300
 # reasoning_effort_flag = ["--effort", "{effort}"]
 # [agents.myagent.provider_env]
 # MY_CLI_API_KEY = "{env:OPENAI_API_KEY}"
+
+[eval]
+# Settings of \`eb eval\` (JSONL cases sent to a model endpoint or a command).
+# The API key is never read from this file: export EVAL_BANANA_API_KEY or OPENAI_API_KEY.
+# Base URL of the OpenAI-compatible chat-completions endpoint.
+api_base = "https://api.openai.com/v1"
+# Judge model for "judge" graders, asked through the same endpoint (or pass --judge).
+# judge = "gpt-4.1-mini"
+# Cases run at once; the k samples of one case run one after another.
+workers = 8
+# Limit of one call (or one run of a --target command), in seconds, per attempt.
+timeout_seconds = 120
+# Retries of a call answered 408/409/429/5xx or cut off, with backoff (Retry-After is honoured).
+max_retries = 4
+# Where answers are cached (relative to the project root). --no-cache skips it.
+cache_dir = ".eval-banana/cache"
+# Minimum pass rate (0.0-1.0) for exit 0. Unset: the run fails only on error samples.
+# pass_threshold = 0.8
 `;

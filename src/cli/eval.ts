@@ -1,0 +1,93 @@
+import { type LoadConfigOptions, loadConfig } from "../config/load.js";
+import { runCases } from "../engine/run-cases.js";
+import { EXIT, InputError } from "../errors.js";
+import { caseReportConsole } from "../report/case-console.js";
+import { abortOnSignals } from "./interrupt.js";
+import { settingFlags } from "./options.js";
+import { debugLogger, printWarning } from "./output.js";
+import { createProgress } from "./progress.js";
+
+export interface EvalFlags extends Record<string, unknown> {
+  cwd: string;
+  projectConfig: boolean;
+  model?: string;
+  target?: string;
+  k?: string;
+  temperature?: string;
+  maxTokens?: string;
+  /** undefined: the default for the target kind; true: --cache; false: --no-cache. */
+  cache?: boolean;
+  out?: string;
+  outputDir?: string;
+  flatOutput?: boolean;
+  verbose?: boolean;
+}
+
+/** After an interrupt, calls left in flight may hold the process open until they time out. */
+const EXIT_GRACE_MS = 200;
+
+export async function evalCommand(cases: string, flags: EvalFlags): Promise<number> {
+  const debug = debugLogger(flags.verbose);
+  const options = configOptions(flags);
+  const config = await loadConfig(options);
+  for (const warning of config.warnings) printWarning(warning);
+  debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
+  const interrupt = abortOnSignals();
+  const progress = createProgress(process.stderr);
+  try {
+    const run = await runCases({
+      ...options,
+      config,
+      cases,
+      model: flags.model,
+      command: flags.target,
+      k: integer("-k", flags.k),
+      temperature: number("--temperature", flags.temperature),
+      maxTokens: integer("--max-tokens", flags.maxTokens),
+      cache: flags.cache,
+      flatOutput: flags.flatOutput,
+      signal: interrupt.signal,
+      onProgress: progress.update,
+      argv: process.argv.slice(2),
+    });
+    progress.done();
+    for (const warning of run.warnings) printWarning(warning);
+    process.stdout.write(caseReportConsole(run.report));
+    debug(`run folder: ${run.runDir}`);
+    if (run.exitCode === EXIT.interrupted) exitSoon();
+    return run.exitCode;
+  } finally {
+    progress.done();
+    interrupt.dispose();
+  }
+}
+
+function configOptions(flags: EvalFlags): LoadConfigOptions {
+  if (flags.out !== undefined && flags.outputDir !== undefined && flags.out !== flags.outputDir) {
+    throw new InputError("--out is another name for --output-dir: pass one of them");
+  }
+  const outputDir = flags.out ?? flags.outputDir;
+  return {
+    cwd: flags.cwd,
+    noProjectConfig: !flags.projectConfig,
+    flags: settingFlags({ ...flags, outputDir }),
+  };
+}
+
+function integer(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\s*\d+\s*$/.test(raw)) throw new InputError(`${flag} ${raw}: expected a whole number`);
+  return Number(raw);
+}
+
+function number(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = raw.trim() === "" ? Number.NaN : Number(raw);
+  if (!Number.isFinite(value)) throw new InputError(`${flag} ${raw}: expected a number`);
+  return value;
+}
+
+/** Exits with the exit code already set once the output is written, whatever is still pending. */
+function exitSoon(): void {
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+}

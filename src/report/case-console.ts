@@ -1,0 +1,109 @@
+import pc from "picocolors";
+import type { CaseReport, ItemSummary } from "./case-report.js";
+
+/** Items listed under "Fell short"; the rest are in report.md and report.json. */
+const LISTED_ITEMS = 10;
+const GRADERS_LISTED = 10;
+const PROBLEM_CHARS = 200;
+
+/** The console summary of `eb eval`. */
+export function caseReportConsole(report: CaseReport): string {
+  const s = report.stats;
+  const lines = [
+    `Run ID: ${report.run_id}`,
+    `Target: ${targetLine(report)}`,
+    `Items: ${s.items}   Samples: ${s.samples} (k=${report.k})`,
+    `Pass rate: ${percent(s.pass_rate)}${intervalText(report)} (mean of item means)`,
+    `Flaky: ${s.flaky} of ${s.items} items scored strictly between 0 and 1`,
+    `Errors: ${s.errors === 0 ? "0" : pc.yellow(String(s.errors))} samples (counted apart from failures)`,
+    `Cached: ${s.cached} of ${s.samples} samples (${percent(share(s.cached, s.samples))})`,
+    ...graderLines(report),
+    `Tokens: ${tokenLine(report)}`,
+    `Time: ${(report.duration_ms / 1000).toFixed(2)} s`,
+    ...itemLines(report.items),
+    ...(report.interrupted ? [pc.yellow("Interrupted: not every sample ran.")] : []),
+    `Passed: ${report.run_passed ? pc.green(`yes (${whyPassed(report)})`) : pc.red(`no (${whyNot(report)})`)}`,
+    `Report: ${report.output_dir}/report.md`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export function percent(value: number | null): string {
+  return value === null ? "n/a" : `${(value * 100).toFixed(1)}%`;
+}
+
+export function share(part: number, whole: number): number | null {
+  return whole === 0 ? null : part / whole;
+}
+
+export function targetLine(report: CaseReport): string {
+  const t = report.target;
+  const versions = report.model_versions.length > 0 ? ` (${report.model_versions.join(", ")})` : "";
+  const what =
+    t.kind === "model" ? `model ${t.model}${versions} at ${t.api_base}` : `command ${t.command}`;
+  return report.judge_model === null ? what : `${what}; judge ${report.judge_model}`;
+}
+
+export function whyNot(report: CaseReport): string {
+  if (report.interrupted) return "interrupted";
+  const reasons = [
+    ...(report.stats.errors > 0 ? [`${report.stats.errors} error samples`] : []),
+    ...(report.meets_threshold === false
+      ? [`pass rate below the threshold ${percent(report.pass_threshold)}`]
+      : []),
+  ];
+  return reasons.join("; ") || "no items ran";
+}
+
+function whyPassed(report: CaseReport): string {
+  const threshold = report.pass_threshold;
+  if (threshold === null) return "no error samples; no --pass-threshold given";
+  return `no error samples; pass rate at least ${percent(threshold)}`;
+}
+
+function intervalText(report: CaseReport): string {
+  const s = report.stats;
+  if (s.ci_low === null || s.ci_high === null) return "";
+  const level = s.ci_level === null ? "" : `${Math.round(s.ci_level * 100)}% `;
+  return ` ${level}CI [${percent(s.ci_low)}, ${percent(s.ci_high)}]`;
+}
+
+function graderLines(report: CaseReport): string[] {
+  const entries = Object.entries(report.failures_by_grader);
+  if (entries.length === 0) return ["Failures by grader: none"];
+  const width = Math.max(...entries.map(([name]) => name.length));
+  const shown = entries
+    .slice(0, GRADERS_LISTED)
+    .map(([name, count]) => `  ${name.padEnd(width)}  failed ${count}`);
+  const more = entries.length - shown.length;
+  return ["Failures by grader:", ...shown, ...(more > 0 ? [`  … and ${more} more`] : [])];
+}
+
+function tokenLine(report: CaseReport): string {
+  const t = report.tokens;
+  const target = `${t.prompt} prompt + ${t.completion} completion`;
+  const judge =
+    report.judge_model === null ? "" : `; judge ${t.judge_prompt} + ${t.judge_completion}`;
+  return `${target}${judge}${report.stats.cached > 0 ? " (cached samples included)" : ""}`;
+}
+
+function itemLines(items: readonly ItemSummary[]): string[] {
+  const short = items.filter((item) => item.score < 1);
+  if (short.length === 0) return [];
+  const shown = short.slice(0, LISTED_ITEMS).map((item) => {
+    const color = item.errors > 0 ? pc.yellow : pc.red;
+    const why = item.problem ? ` - ${clip(item.problem, PROBLEM_CHARS)}` : "";
+    return `- ${item.id}: ${color(item.score.toFixed(2))}${why}`;
+  });
+  const more = short.length - shown.length;
+  return [
+    `Fell short (${short.length} item${short.length === 1 ? "" : "s"}):`,
+    ...shown,
+    ...(more > 0 ? [`  … and ${more} more (see report.md)`] : []),
+  ];
+}
+
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ");
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
