@@ -24,5 +24,5 @@ export type {
   GraderResult,
 } from "./graders/types.js";
 export { extractVerdict, type Verdict } from "./judge/verdict.js";
-export type { CaseReport, CaseStats, ItemSummary, TargetInfo } from "./report/case-report.js";
+export type { CaseReport, ItemSummary, TargetInfo } from "./report/case-report.js";
 export type { CheckReport, CheckResult } from "./report/check-report.js";

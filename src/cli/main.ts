@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { TOOL_VERSION } from "../engine/version.js";
 import { EXIT, InputError } from "../errors.js";
+import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
 import {
   addDiscoveryOptions,
@@ -12,6 +13,7 @@ import {
   RUN_SETTINGS,
 } from "./options.js";
 import { printError } from "./output.js";
+import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
 
 /** Commands load their modules only when run, so `eb --version` starts fast. */
@@ -23,9 +25,11 @@ function action<F>(load: () => Promise<(flags: F) => Promise<number>>) {
 
 const program = new Command("eb")
   .description(
-    "eval-banana: score LLM and agent outputs.\n" +
-      "Checks: YAML files in eval_checks/ folders, each scored 0 or 1 (deterministic Python\n" +
-      "scripts, or harness_judge checks answered by an agent CLI).",
+    "eval-banana: score LLM and agent outputs. Checks (eb run): YAML files in eval_checks/ " +
+      "folders, each scored 0 or 1 by a Python script or an agent CLI judge. Cases (eb eval): " +
+      "JSONL cases sent to a model endpoint or a command, k samples each, cached and graded. " +
+      "Then eb report for statistics with an honest interval, and eb compare as the CI gate. " +
+      "Exit codes: 0 passed, 1 fell short, 2 could not run, 130 interrupted.",
   )
   .version(TOOL_VERSION, "-V, --version")
   .showHelpAfterError("(run with --help for usage)")
@@ -61,10 +65,11 @@ addSettingOptions(
     addDiscoveryOptions(
       program
         .command("run")
+        .summary("run the discovered checks")
         .description(
-          "run the discovered checks and write a run folder (report.json, report.md, rows.jsonl,\n" +
-            "checks/). Exit 0: passed; 1: below the threshold or any error; 2: could not run;\n" +
-            "130: interrupted (what finished is written).",
+          "Run the discovered checks and write a run folder (report.json, report.md, " +
+            "rows.jsonl, checks/). Exit 0: passed; 1: below the threshold or any error; " +
+            "2: could not run (nothing ran); 130: interrupted (what finished is written).",
         )
         .option("--check-id <ID>", "run only the check with this id")
         .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
@@ -140,6 +145,67 @@ addSettingOptions(
   .action(async (cases: string, flags: EvalFlags) => {
     process.exitCode = await (await import("./eval.js")).evalCommand(cases, flags);
   });
+
+program
+  .command("report")
+  .summary("statistics of a finished run")
+  .description(
+    "Statistics of a finished run (a run folder or a rows.jsonl, also the article's rows): " +
+      "pass rate with a 95% interval, flaky items, errors, failures per grader, breakdown by " +
+      "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config).",
+  )
+  .argument("<run>", "run folder or rows file")
+  .option("--json", "print the stats object (and breakdowns) as JSON")
+  .addOption(intervalOption())
+  .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
+  .option("--cwd <PATH>", "where the config search starts (for [pricing])", ".")
+  .action(async (run: string, flags: ReportFlags) => {
+    process.exitCode = await (await import("./report.js")).reportCommand(run, flags);
+  });
+
+program
+  .command("compare")
+  .summary("paired regression gate: candidate run against a baseline")
+  .description(
+    "Paired regression gate of a candidate run against a baseline, by item id. Verdicts: " +
+      "pass (the interval's lower bound is above -margin), regression (the upper bound is " +
+      "below 0 and the drop exceeds the margin), inconclusive (neither: the suite is too small " +
+      "or too noisy to tell). Exit 0 pass, 1 regression or inconclusive (see --inconclusive).",
+  )
+  .argument("<baseline>", "baseline run folder or rows file")
+  .argument("<candidate>", "candidate run folder or rows file")
+  .option("--margin <NUM>", "largest drop still accepted (non-inferiority margin)", "0.02")
+  .addOption(
+    new Option("--inconclusive <WHAT>", "exit code of an inconclusive gate: fail (1) or pass (0)")
+      .choices(["fail", "pass"])
+      .default("fail"),
+  )
+  .addOption(intervalOption())
+  .option("--seed <N>", "seed of the bootstrap", "0")
+  .option("--json", "print {delta, ci_low, ci_high, broke, fixed, missing, margin, verdict, ...}")
+  .action(async (baseline: string, candidate: string, flags: CompareFlags) => {
+    process.exitCode = await (await import("./compare.js")).compareCommand(
+      baseline,
+      candidate,
+      flags,
+    );
+  });
+
+function intervalOption(): Option {
+  return new Option(
+    "--interval <METHOD>",
+    "wilson-cc: Wilson score with continuity correction and design effect (covers ≥ 93% " +
+      "in every tested setting); bootstrap: the article's percentile bootstrap",
+  )
+    .choices(["wilson-cc", "bootstrap"])
+    .default("wilson-cc");
+}
+
+// `eb report … | head` closes the pipe early; that is not a failure.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
 
 async function main(): Promise<void> {
   try {

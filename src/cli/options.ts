@@ -44,6 +44,7 @@ export const RUN_SETTINGS = [
   "core.pass_threshold",
   "core.max_parallel_checks",
   "core.check_timeout_seconds",
+  "core.samples",
   "core.python",
   ...HARNESS_SETTINGS,
 ] as const;

@@ -3,7 +3,13 @@ import path from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { InputError } from "../errors.js";
-import { type AgentOverride, type ConfigFile, fileSchema, LEGACY_KEYS } from "./schema.js";
+import {
+  type AgentOverride,
+  type ConfigFile,
+  fileSchema,
+  LEGACY_KEYS,
+  type Pricing,
+} from "./schema.js";
 import { parseText, SETTINGS, type Setting, type SettingValues, settingId } from "./settings.js";
 
 export const CONFIG_RELATIVE_PATH = path.join(".eval-banana", "config.toml");
@@ -26,7 +32,13 @@ const DEFAULTS: Record<string, string | number> = {
   "core.llm_max_input_chars": 0,
   "core.max_parallel_checks": 4,
   "core.check_timeout_seconds": 300,
+  "core.samples": 1,
   "harness.timeout_seconds": 300,
+  "eval.api_base": "https://api.openai.com/v1",
+  "eval.workers": 8,
+  "eval.timeout_seconds": 120,
+  "eval.max_retries": 4,
+  "eval.cache_dir": path.join(".eval-banana", "cache"),
 };
 
 export interface HarnessConfig {
@@ -36,6 +48,19 @@ export interface HarnessConfig {
   timeoutSeconds: number;
   env: Record<string, string>;
   envAllowlist: string[] | null;
+}
+
+/** `[eval]`: settings of `eb eval`. */
+export interface EvalConfig {
+  apiBase: string;
+  judge: string | null;
+  workers: number;
+  timeoutSeconds: number;
+  maxRetries: number;
+  /** Absolute. */
+  cacheDir: string;
+  /** Minimum pass rate for exit 0; null = none. */
+  passThreshold: number | null;
 }
 
 export interface Config {
@@ -50,10 +75,15 @@ export interface Config {
   llmMaxInputChars: number;
   maxParallelChecks: number;
   checkTimeoutSeconds: number;
+  /** Runs of each check. */
+  samples: number;
   python: string | null;
   excludeDirs: string[];
   harness: HarnessConfig;
   agents: Record<string, AgentOverride>;
+  eval: EvalConfig;
+  /** `[pricing."MODEL"]`: dollars per million input and output tokens. */
+  pricing: Pricing;
   /** Things worth telling the user that do not stop the run (legacy keys). */
   warnings: string[];
 }
@@ -89,6 +119,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     llmMaxInputChars: get("core.llm_max_input_chars") as number,
     maxParallelChecks: get("core.max_parallel_checks") as number,
     checkTimeoutSeconds: get("core.check_timeout_seconds") as number,
+    samples: get("core.samples") as number,
     python: str("core.python"),
     excludeDirs: file.data.discovery?.exclude_dirs ?? [...DEFAULT_EXCLUDE_DIRS],
     harness: {
@@ -100,6 +131,16 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       envAllowlist: file.data.harness?.env_allowlist ?? null,
     },
     agents: file.data.agents ?? {},
+    eval: {
+      apiBase: get("eval.api_base") as string,
+      judge: str("eval.judge"),
+      workers: get("eval.workers") as number,
+      timeoutSeconds: get("eval.timeout_seconds") as number,
+      maxRetries: get("eval.max_retries") as number,
+      cacheDir: path.resolve(projectRoot, get("eval.cache_dir") as string),
+      passThreshold: (get("eval.pass_threshold") as number | undefined) ?? null,
+    },
+    pricing: file.data.pricing ?? {},
     warnings: file.warnings,
   };
 }
@@ -210,9 +251,7 @@ function findKeyLine(text: string, table: string[], key: string): string {
 function fileValues(data: ConfigFile): SettingValues {
   const values: SettingValues = {};
   for (const setting of SETTINGS) {
-    const section = data[setting.section as "core" | "harness"] as
-      | Record<string, unknown>
-      | undefined;
+    const section = data[setting.section] as Record<string, unknown> | undefined;
     const value = section?.[setting.key];
     if (typeof value === "string" || typeof value === "number") values[settingId(setting)] = value;
   }

@@ -30,6 +30,11 @@ function sectionShape(section: Section): Record<string, z.ZodOptional<z.ZodType>
   return Object.fromEntries(entries);
 }
 
+const price = z.number("must be a number").min(0, "must be 0 or more");
+const priceSchema = z.strictObject({ input_per_mtok: price, output_per_mtok: price });
+/** `[pricing."MODEL"]`: US dollars per million tokens, for the cost lines of reports. */
+export type Pricing = Readonly<Record<string, z.output<typeof priceSchema>>>;
+
 /** `[eval]`: settings of `eb eval` (the API key is never read from a file: see EVAL_BANANA_API_KEY). */
 export const evalSectionSchema = z.strictObject(sectionShape("eval"));
 
@@ -45,6 +50,7 @@ export const fileSchema = z.strictObject({
     .optional(),
   agents: z.record(z.string(), agentOverrideSchema).optional(),
   eval: evalSectionSchema.optional(),
+  pricing: z.record(z.string(), priceSchema).optional(),
 });
 export type ConfigFile = z.output<typeof fileSchema>;
 

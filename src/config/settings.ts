@@ -65,6 +65,14 @@ export const SETTINGS = [
   },
   {
     section: "core",
+    key: "samples",
+    env: "SAMPLES",
+    kind: "integer",
+    schema: positiveInt,
+    help: "runs of each check (judge reliability); a check scores its pass fraction (default 1)",
+  },
+  {
+    section: "core",
     key: "python",
     env: "PYTHON",
     kind: "string",

@@ -13,6 +13,8 @@ pass_threshold = 1.0
 max_parallel_checks = 4
 # Wall-clock limit of one deterministic script; a script still running is killed with its children.
 check_timeout_seconds = 300
+# Runs of each check (judge reliability); with more than 1 a check scores its pass fraction.
+samples = 1
 # Python interpreter for deterministic checks (default: python3 on PATH), e.g. ".venv/bin/python".
 # python = "python3"
 # Kept for compatibility with the Python original; has no effect.

@@ -1,12 +1,14 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parse as parseToml } from "smol-toml";
 import { loadCases, needsJudge } from "../cases/load.js";
 import { type CaseRow, type JudgeFn, makeJudge, runCase } from "../cases/run-case.js";
 import type { Case } from "../cases/schema.js";
-import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
-import { evalSectionSchema } from "../config/schema.js";
-import { parseText, SETTINGS, type Setting, settingId } from "../config/settings.js";
+import {
+  type Config,
+  type EvalConfig,
+  type LoadConfigOptions,
+  loadConfig,
+} from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { type Cache, createCache, type JsonValue } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
@@ -78,22 +80,10 @@ export interface CaseRun {
   warnings: string[];
 }
 
-/** The resolved [eval] settings. */
-export interface EvalSettings {
-  apiBase: string;
-  judge: string | null;
-  workers: number;
-  timeoutSeconds: number;
-  maxRetries: number;
-  /** Absolute. */
-  cacheDir: string;
-  passThreshold: number | null;
-}
-
 /** Everything a run needs, checked before the first call. */
 interface Plan {
   config: Config;
-  settings: EvalSettings;
+  settings: EvalConfig;
   cases: Case[];
   casesFile: string;
   casesSha256: string;
@@ -136,16 +126,20 @@ export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
   const tally = await runAll(plan, options, signal, rows);
   const cacheProblem = await plan.cache.flush();
   const completedAt = new Date();
-  const report = buildCaseReport(tally, {
-    ...describeRun(plan),
-    run_id: runId,
-    output_dir: runDir,
-    started_at: isoUtc(startedAt),
-    completed_at: isoUtc(completedAt),
-    duration_ms: completedAt.getTime() - startedAt.getTime(),
-    interrupted: signal.aborted,
-    pass_threshold: plan.settings.passThreshold,
-  });
+  const report = buildCaseReport(
+    tally,
+    {
+      ...describeRun(plan),
+      run_id: runId,
+      output_dir: runDir,
+      started_at: isoUtc(startedAt),
+      completed_at: isoUtc(completedAt),
+      duration_ms: completedAt.getTime() - startedAt.getTime(),
+      interrupted: signal.aborted,
+      pass_threshold: plan.settings.passThreshold,
+    },
+    { pricing: plan.config.pricing },
+  );
   await writeFile(path.join(runDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(runDir, "report.md"), caseReportMarkdown(report));
   rows.close(closingFields(manifest, report));
@@ -217,7 +211,7 @@ async function runAll(
 async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
   const request = checkRequest(options);
   const config = options.config ?? (await loadConfig(options));
-  const settings = await evalSettings(config, options);
+  const settings = config.eval;
   const cwd = path.resolve(options.cwd ?? ".");
   const casesFile = displayPath(path.resolve(cwd, options.cases));
   const loaded = await loadCases(casesFile);
@@ -284,11 +278,7 @@ function checkRequest(options: RunCasesOptions): TargetRequest {
   return { model, command, k, temperature, maxTokens };
 }
 
-function judgeModelFor(
-  cases: readonly Case[],
-  settings: EvalSettings,
-  file: string,
-): string | null {
+function judgeModelFor(cases: readonly Case[], settings: EvalConfig, file: string): string | null {
   if (!needsJudge(cases)) return null;
   if (settings.judge !== null) return settings.judge;
   const first = cases.find((c) => c.graders.some((g) => g.usesJudge));
@@ -301,7 +291,7 @@ function judgeModelFor(
 /** The API key when the run calls the endpoint (a model target or a judge), else null. */
 function endpointKey(
   options: RunCasesOptions,
-  settings: EvalSettings,
+  settings: EvalConfig,
   model: string | undefined,
   judge: string | null,
 ): string | null {
@@ -322,7 +312,7 @@ function missingKey(apiBase: string, model: string | undefined, judge: string | 
 
 /** The OpenAI client loads only when a run calls the endpoint (it is the heaviest import). */
 async function chatTarget(
-  settings: EvalSettings,
+  settings: EvalConfig,
   apiKey: string,
   cache: Cache | null,
 ): Promise<ChatTarget> {
@@ -339,7 +329,7 @@ async function chatTarget(
 interface TargetParts {
   chat: ChatTarget | null;
   cache: Cache;
-  settings: EvalSettings;
+  settings: EvalConfig;
   cwd: string;
   options: RunCasesOptions;
 }
@@ -452,62 +442,6 @@ function interrupter(signal: AbortSignal): Race {
     });
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// [eval] settings. loadConfig validates them (flags, EVAL_BANANA_* and the [eval] table) but its
-// Config does not carry them yet; until it does, they are resolved here in the same precedence.
-
-const EVAL_DEFAULTS: Readonly<Record<string, string | number>> = {
-  api_base: "https://api.openai.com/v1",
-  workers: 8,
-  timeout_seconds: 120,
-  max_retries: 4,
-  cache_dir: path.join(".eval-banana", "cache"),
-};
-
-async function evalSettings(config: Config, options: LoadConfigOptions): Promise<EvalSettings> {
-  const file = await evalFileValues(config.configPath);
-  const env = options.env ?? process.env;
-  const values = new Map<string, string | number | undefined>();
-  for (const setting of SETTINGS as readonly Setting[]) {
-    if (setting.section !== "eval") continue;
-    const flag = options.flags?.[settingId(setting)];
-    const fromEnv = setting.env ? env[`EVAL_BANANA_${setting.env}`] : undefined;
-    const raw = flag ?? (fromEnv === "" ? undefined : fromEnv);
-    const value = typeof raw === "string" ? parseSetting(setting, raw) : raw;
-    values.set(setting.key, value ?? file[setting.key] ?? EVAL_DEFAULTS[setting.key]);
-  }
-  const str = (key: string) => values.get(key) as string;
-  const num = (key: string) => values.get(key) as number;
-  return {
-    apiBase: str("api_base"),
-    judge: (values.get("judge") as string | undefined) ?? null,
-    workers: num("workers"),
-    timeoutSeconds: num("timeout_seconds"),
-    maxRetries: num("max_retries"),
-    cacheDir: path.resolve(config.projectRoot, str("cache_dir")),
-    passThreshold: (values.get("pass_threshold") as number | undefined) ?? null,
-  };
-}
-
-type FileValues = Record<string, string | number | undefined>;
-
-async function evalFileValues(configPath: string | null): Promise<FileValues> {
-  if (configPath === null) return {};
-  const raw = parseToml(await readFile(configPath, "utf8")) as Record<string, unknown>;
-  const parsed = evalSectionSchema.safeParse(raw.eval ?? {});
-  // Every [eval] value is a string or a number (settings table); loadConfig already validated them.
-  return parsed.success ? (parsed.data as FileValues) : {};
-}
-
-function parseSetting(setting: Setting, raw: string): string | number {
-  const parsed = parseText(setting, raw);
-  if (parsed.success) return parsed.data;
-  const reason = parsed.error.issues[0]?.message ?? "invalid value";
-  throw new InputError(`[eval] ${setting.key}=${JSON.stringify(raw)}: ${reason}`);
-}
-
-// ---------------------------------------------------------------------------------------------
 
 interface RunIdentity {
   runId: string;

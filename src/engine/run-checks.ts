@@ -21,6 +21,8 @@ import {
   mergeSamples,
 } from "../report/check-report.js";
 import { checkReportMarkdown } from "../report/markdown.js";
+import { type Row, RowTally } from "../report/row-tally.js";
+import { summarize } from "../report/run-summary.js";
 import { gitCommit } from "./git.js";
 import { runPool } from "./pool.js";
 import { RowWriter } from "./rows.js";
@@ -89,12 +91,13 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     started_at: isoUtc(startedAt),
   });
   const signal = options.signal ?? new AbortController().signal;
-  const samples = options.samples ?? 1;
+  const samples = options.samples ?? config.samples;
   const scratchRoot = await mkdtemp(path.join(os.tmpdir(), "eval-banana-"));
   const units = prepared.flatMap((item, index) =>
     Array.from({ length: samples }, (_, sample) => ({ item, index, sample })),
   );
   const bySample: CheckResult[][] = prepared.map(() => []);
+  const tally = new RowTally();
   let done = 0;
   try {
     // Units are item-major, so the samples of one check are launched one after another.
@@ -114,7 +117,9 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
         const result = await runOne(item, context);
         if (!result) return;
         await writeJson(path.join(checksDir, `${stem}.json`), result);
-        rows.append(rowOf(result, sample));
+        const row = rowOf(result, sample);
+        rows.append(row);
+        tally.add(row);
         bySample[index]![sample] = result;
         options.onResult?.(result, ++done, units.length);
       },
@@ -145,6 +150,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     durationMs: completedAt.getTime() - startedAt.getTime(),
     passThreshold: config.passThreshold,
     interrupted: signal.aborted,
+    summary: summarize(tally, { pricing: config.pricing }),
   });
   await writeJson(path.join(runDir, "report.json"), report);
   await writeFile(path.join(runDir, "report.md"), checkReportMarkdown(report));
@@ -238,7 +244,7 @@ function writeJson(file: string, value: unknown): Promise<void> {
 }
 
 /** The row of one check sample in `rows.jsonl` (DESIGN.md field names). */
-function rowOf(result: CheckResult, sample: number): Record<string, unknown> {
+function rowOf(result: CheckResult, sample: number): Row {
   return {
     id: result.check_id,
     sample,
@@ -251,7 +257,7 @@ function rowOf(result: CheckResult, sample: number): Record<string, unknown> {
     error: result.error_detail,
     cached: false,
     cost: null,
-    model: result.details.model ?? null,
+    model: typeof result.details.model === "string" ? result.details.model : null,
   };
 }
 

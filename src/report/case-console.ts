@@ -1,25 +1,18 @@
 import pc from "picocolors";
 import type { CaseReport, ItemSummary } from "./case-report.js";
+import { summaryText } from "./summary-text.js";
 
 /** Items listed under "Fell short"; the rest are in report.md and report.json. */
 const LISTED_ITEMS = 10;
-const GRADERS_LISTED = 10;
 const PROBLEM_CHARS = 200;
 
 /** The console summary of `eb eval`. */
 export function caseReportConsole(report: CaseReport): string {
-  const s = report.stats;
   const lines = [
     `Run ID: ${report.run_id}`,
     `Target: ${targetLine(report)}`,
-    `Items: ${s.items}   Samples: ${s.samples} (k=${report.k})`,
-    `Pass rate: ${percent(s.pass_rate)}${intervalText(report)} (mean of item means)`,
-    `Flaky: ${s.flaky} of ${s.items} items scored strictly between 0 and 1`,
-    `Errors: ${s.errors === 0 ? "0" : pc.yellow(String(s.errors))} samples (counted apart from failures)`,
-    `Cached: ${s.cached} of ${s.samples} samples (${percent(share(s.cached, s.samples))})`,
-    ...graderLines(report),
-    `Tokens: ${tokenLine(report)}`,
-    `Time: ${(report.duration_ms / 1000).toFixed(2)} s`,
+    `Samples: ${report.stats.samples} of ${report.samples_planned} (k=${report.k}), time ${(report.duration_ms / 1000).toFixed(2)} s`,
+    summaryText({ stats: report.stats, ...report.summary }).trimEnd(),
     ...itemLines(report.items),
     ...(report.interrupted ? [pc.yellow("Interrupted: not every sample ran.")] : []),
     `Passed: ${report.run_passed ? pc.green(`yes (${whyPassed(report)})`) : pc.red(`no (${whyNot(report)})`)}`,
@@ -59,32 +52,6 @@ function whyPassed(report: CaseReport): string {
   const threshold = report.pass_threshold;
   if (threshold === null) return "no error samples; no --pass-threshold given";
   return `no error samples; pass rate at least ${percent(threshold)}`;
-}
-
-function intervalText(report: CaseReport): string {
-  const s = report.stats;
-  if (s.ci_low === null || s.ci_high === null) return "";
-  const level = s.ci_level === null ? "" : `${Math.round(s.ci_level * 100)}% `;
-  return ` ${level}CI [${percent(s.ci_low)}, ${percent(s.ci_high)}]`;
-}
-
-function graderLines(report: CaseReport): string[] {
-  const entries = Object.entries(report.failures_by_grader);
-  if (entries.length === 0) return ["Failures by grader: none"];
-  const width = Math.max(...entries.map(([name]) => name.length));
-  const shown = entries
-    .slice(0, GRADERS_LISTED)
-    .map(([name, count]) => `  ${name.padEnd(width)}  failed ${count}`);
-  const more = entries.length - shown.length;
-  return ["Failures by grader:", ...shown, ...(more > 0 ? [`  … and ${more} more`] : [])];
-}
-
-function tokenLine(report: CaseReport): string {
-  const t = report.tokens;
-  const target = `${t.prompt} prompt + ${t.completion} completion`;
-  const judge =
-    report.judge_model === null ? "" : `; judge ${t.judge_prompt} + ${t.judge_completion}`;
-  return `${target}${judge}${report.stats.cached > 0 ? " (cached samples included)" : ""}`;
 }
 
 function itemLines(items: readonly ItemSummary[]): string[] {

@@ -1,37 +1,10 @@
-import { type CaseTally, type ItemTally, meanItemScore, type TokenTotals } from "./case-tally.js";
+import type { CaseTally } from "./case-tally.js";
+import { type RunStats, type RunSummary, type SummaryOptions, summarize } from "./run-summary.js";
 
 /** What produced the outputs: a model behind an endpoint, or a command. */
 export type TargetInfo =
   | { kind: "model"; model: string; api_base: string }
   | { kind: "command"; command: string };
-
-/** The interval fields of `stats`; null until an interval is computed. */
-export interface IntervalFields {
-  ci_low: number | null;
-  ci_high: number | null;
-  ci_level: number | null;
-  ci_method: string | null;
-}
-
-/** `report.json` → `stats`, the object every kind of run carries (DESIGN.md). */
-export interface CaseStats extends IntervalFields {
-  items: number;
-  samples: number;
-  /** Mean of item scores, an item's score being the mean of its samples' scores. */
-  pass_rate: number | null;
-  /** Items whose score is strictly between 0 and 1. */
-  flaky: number;
-  /** Samples with status "error" (they also score 0). */
-  errors: number;
-  /** Samples answered from the cache. */
-  cached: number;
-}
-
-export interface StratumSummary {
-  items: number;
-  samples: number;
-  pass_rate: number | null;
-}
 
 export interface ItemSummary {
   id: string;
@@ -66,17 +39,14 @@ export interface CaseReport {
   interrupted: boolean;
   /** cases × k; more than stats.samples when the run was interrupted. */
   samples_planned: number;
-  stats: CaseStats;
+  stats: RunStats;
+  /** Flaky items, failures per grader, strata, latency, tokens and cost (eb report's view). */
+  summary: Omit<RunSummary, "stats">;
   pass_threshold: number | null;
   /** null when there is no threshold. */
   meets_threshold: boolean | null;
   /** Completed, no error sample, and the threshold (if any) met. */
   run_passed: boolean;
-  failures_by_grader: Record<string, number>;
-  strata: Record<string, StratumSummary>;
-  tokens: TokenTotals;
-  /** Set when some samples came from the cache: their `ms` is the original call's. */
-  latency_note: string | null;
   items: ItemSummary[];
 }
 
@@ -101,87 +71,42 @@ export type CaseReportMeta = Pick<
   | "pass_threshold"
 >;
 
-export const NO_INTERVAL: IntervalFields = {
-  ci_low: null,
-  ci_high: null,
-  ci_level: null,
-  ci_method: null,
-};
-
-/**
- * The pass-rate interval of `stats`. src/stats owns intervals (the item aggregates below are its
- * `ItemAgg` shape: id, sum, n, stratum); until it is wired in here, the bounds stay null.
- */
-export function passRateIntervalFields(_items: readonly ItemTally[]): IntervalFields {
-  return NO_INTERVAL;
-}
-
-export function buildCaseReport(tally: CaseTally, meta: CaseReportMeta): CaseReport {
-  const items = tally.ranItems();
-  const stats = caseStats(tally, items);
+export function buildCaseReport(
+  tally: CaseTally,
+  meta: CaseReportMeta,
+  options: SummaryOptions = {},
+): CaseReport {
+  const { stats, ...summary } = summarize(tally.rows, { ...options, judgeModel: meta.judge_model });
   const meets = meta.pass_threshold === null ? null : (stats.pass_rate ?? 0) >= meta.pass_threshold;
   return {
     schema_version: 1,
     kind: "cases",
     ...meta,
     model_versions: meta.target.kind === "model" ? [...tally.modelVersions].sort() : [],
-    samples_planned: tally.items.size * meta.k,
+    samples_planned: tally.cases.length * meta.k,
     stats,
+    summary,
     meets_threshold: meets,
-    run_passed: !meta.interrupted && stats.errors === 0 && meets !== false && items.length > 0,
-    failures_by_grader: Object.fromEntries(
-      [...tally.failuresByGrader].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
-    ),
-    strata: strataOf(items),
-    tokens: { ...tally.tokens },
-    latency_note:
-      tally.cached > 0
-        ? "cached samples carry the latency (ms) of the call that filled the cache"
-        : null,
-    items: items.map(itemSummary),
+    run_passed: !meta.interrupted && stats.errors === 0 && meets !== false && stats.items > 0,
+    items: itemSummaries(tally),
   };
 }
 
-function caseStats(tally: CaseTally, items: readonly ItemTally[]): CaseStats {
-  return {
-    items: items.length,
-    samples: tally.samples,
-    pass_rate: meanItemScore(items),
-    ...passRateIntervalFields(items),
-    flaky: items.filter((item) => item.sum > 0 && item.sum < item.n).length,
-    errors: tally.errors,
-    cached: tally.cached,
-  };
-}
-
-function strataOf(items: readonly ItemTally[]): Record<string, StratumSummary> {
-  const groups = new Map<string, ItemTally[]>();
-  for (const item of items) {
-    const group = groups.get(item.stratum);
-    if (group) group.push(item);
-    else groups.set(item.stratum, [item]);
-  }
-  const sorted = [...groups].sort((a, b) => a[0].localeCompare(b[0]));
-  return Object.fromEntries(
-    sorted.map(([stratum, group]) => [
-      stratum,
+/** Items in case-file order; those that never ran (an interrupted run) are left out. */
+function itemSummaries(tally: CaseTally): ItemSummary[] {
+  return tally.cases.flatMap(({ id }) => {
+    const item = tally.rows.items.get(id);
+    if (!item) return [];
+    return [
       {
-        items: group.length,
-        samples: group.reduce((sum, item) => sum + item.n, 0),
-        pass_rate: meanItemScore(group),
+        id,
+        stratum: item.stratum,
+        samples: item.n,
+        score: item.sum / item.n,
+        errors: item.errors,
+        cached: item.cached,
+        problem: tally.problems.get(id) ?? null,
       },
-    ]),
-  );
-}
-
-function itemSummary(item: ItemTally): ItemSummary {
-  return {
-    id: item.id,
-    stratum: item.stratum,
-    samples: item.n,
-    score: item.sum / item.n,
-    errors: item.errors,
-    cached: item.cached,
-    problem: item.problem,
-  };
+    ];
+  });
 }

@@ -1,6 +1,7 @@
 import type { CheckType } from "../checks/types.js";
 import type { Status } from "../executors/types.js";
 import { lastCodePoints } from "../process/tail.js";
+import type { RunStats, RunSummary } from "./run-summary.js";
 
 /** One check's result, in the seed's shape (report.json `checks[]` and `checks/<stem>.json`). */
 export interface CheckResult {
@@ -66,6 +67,10 @@ export interface CheckReport {
   run_passed: boolean;
   /** Present (true) only when Ctrl-C or SIGTERM stopped the run early. */
   interrupted?: true;
+  /** The shared statistics of every kind of run (DESIGN.md), with an interval. */
+  stats: RunStats;
+  /** Flaky checks, failures per check type, breakdown by tag, latency (eb report's view). */
+  summary: Omit<RunSummary, "stats">;
   checks: CheckResult[];
 }
 
@@ -78,6 +83,7 @@ export interface ReportTiming {
   durationMs: number;
   passThreshold: number;
   interrupted: boolean;
+  summary: RunSummary;
 }
 
 export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): CheckReport {
@@ -105,6 +111,8 @@ export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): C
     meets_threshold: meetsThreshold,
     run_passed: meetsThreshold && errored === 0 && !timing.interrupted,
     ...(timing.interrupted ? { interrupted: true as const } : {}),
+    stats: timing.summary.stats,
+    summary: withoutStats(timing.summary),
     checks,
   };
 }
@@ -117,4 +125,9 @@ export function boundedStream(tail: string, totalChars: number, file: string): s
   if (totalChars <= REPORT_STREAM_CHARS) return tail;
   const kept = lastCodePoints(tail, REPORT_STREAM_CHARS);
   return `[truncated: showing the last ${REPORT_STREAM_CHARS} of ${totalChars} characters; full output in ${file}]\n${kept}`;
+}
+
+function withoutStats(summary: RunSummary): Omit<RunSummary, "stats"> {
+  const { stats: _, ...rest } = summary;
+  return rest;
 }

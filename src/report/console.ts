@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import { lastLine } from "../process/tail.js";
 import type { CheckReport, CheckResult } from "./check-report.js";
+import { summaryText } from "./summary-text.js";
 
 const STATUS_COLOR = { passed: pc.green, failed: pc.red, error: pc.yellow } as const;
 
@@ -14,6 +15,7 @@ export function checkReportConsole(report: CheckReport): string {
     ...report.checks.map(checkLine),
   ];
   if (report.interrupted) lines.push(pc.yellow("Interrupted: not every check ran."));
+  lines.push("", summaryText({ stats: report.stats, ...report.summary }).trimEnd());
   lines.push(`Report: ${report.output_dir}/report.md`);
   return `${lines.join("\n")}\n`;
 }

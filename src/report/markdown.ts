@@ -1,4 +1,5 @@
 import type { CheckReport } from "./check-report.js";
+import { summaryMarkdown } from "./summary-markdown.js";
 
 /** `report.md`: the summary table, one row per check, then the reason or error of each. */
 export function checkReportMarkdown(report: CheckReport): string {
@@ -21,6 +22,7 @@ export function checkReportMarkdown(report: CheckReport): string {
         `| \`${c.check_id}\` | \`${c.check_type}\` | \`${c.status}\` | ${c.score} | ${c.duration_ms} |`,
     ),
   ];
+  lines.push("", ...summaryMarkdown({ stats: report.stats, ...report.summary }));
   for (const check of report.checks) {
     if (check.reason === null && check.error_detail === null) continue;
     lines.push("", `## ${check.check_id}`, "", `- Status: \`${check.status}\``);

@@ -1,0 +1,40 @@
+import { EXIT } from "../errors.js";
+import { compareRuns } from "../report/compare-runs.js";
+import { comparisonText } from "../report/compare-text.js";
+import type { IntervalMethod } from "../stats/interval.js";
+import { printWarning } from "./output.js";
+
+export interface CompareFlags {
+  margin: string;
+  inconclusive: "fail" | "pass";
+  interval: IntervalMethod;
+  seed: string;
+  json?: boolean;
+}
+
+/** `eb compare BASE CAND`: the paired gate. Exit 0 pass, 1 regression (or inconclusive). */
+export async function compareCommand(
+  baseline: string,
+  candidate: string,
+  flags: CompareFlags,
+): Promise<number> {
+  const comparison = await compareRuns(baseline, candidate, {
+    margin: Number(flags.margin),
+    method: flags.interval,
+    seed: Number(flags.seed),
+  });
+  for (const warning of comparison.warnings) printWarning(warning);
+  if (flags.json) {
+    const { delta, low, high, broke, fixed, margin, verdict } = comparison;
+    const missing = [...comparison.missingFromCandidate, ...comparison.missingFromBaseline];
+    const json = { delta, ci_low: low, ci_high: high, broke, fixed, missing, margin, verdict };
+    process.stdout.write(
+      `${JSON.stringify({ ...json, n: comparison.n, mde: comparison.mde, strata: comparison.strata, warnings: comparison.warnings }, null, 2)}\n`,
+    );
+  } else {
+    process.stdout.write(comparisonText(comparison));
+  }
+  if (comparison.verdict === "pass") return EXIT.passed;
+  if (comparison.verdict === "inconclusive" && flags.inconclusive === "pass") return EXIT.passed;
+  return EXIT.fellShort;
+}

@@ -1,0 +1,33 @@
+import { loadConfig } from "../config/load.js";
+import { EXIT } from "../errors.js";
+import { readRun } from "../report/read-rows.js";
+import { summarize } from "../report/run-summary.js";
+import { summaryText } from "../report/summary-text.js";
+import type { IntervalMethod } from "../stats/interval.js";
+import { printWarning } from "./output.js";
+
+export interface ReportFlags {
+  json?: boolean;
+  interval: IntervalMethod;
+  seed: string;
+  cwd: string;
+}
+
+/** `eb report RUN`: the statistics of a finished run (a run folder or a rows file). */
+export async function reportCommand(run: string, flags: ReportFlags): Promise<number> {
+  const config = await loadConfig({ cwd: flags.cwd });
+  const rows = await readRun(run);
+  if (rows.truncatedLastLine) printWarning(`${rows.file}: the last line was cut short and skipped`);
+  const judge = rows.manifest?.judge_model;
+  const summary = summarize(rows.tally, {
+    method: flags.interval,
+    seed: Number(flags.seed),
+    pricing: config.pricing,
+    judgeModel: typeof judge === "string" ? judge : null,
+  });
+  const output = flags.json
+    ? `${JSON.stringify({ ...summary.stats, breakdown: summary.breakdown, flaky_items: summary.flaky, graders: summary.graders, latency: summary.latency, tokens: summary.tokens }, null, 2)}\n`
+    : summaryText(summary);
+  process.stdout.write(output);
+  return EXIT.passed;
+}

@@ -1,0 +1,69 @@
+import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
+import { readRun } from "./read-rows.js";
+
+export interface RunComparison extends Comparison {
+  /** Reasons to distrust the pairing: different definitions, kinds or item sets. */
+  warnings: string[];
+}
+
+/** `eb compare`: pairs two runs (folders or rows files) by item id and applies the gate. */
+export async function compareRuns(
+  baseline: string,
+  candidate: string,
+  options: CompareOptions = {},
+): Promise<RunComparison> {
+  const [base, cand] = await Promise.all([readRun(baseline), readRun(candidate)]);
+  const comparison = comparePaired(base.tally.items, cand.tally.items, options);
+  const warnings = [
+    ...manifestWarnings(base.manifest, cand.manifest),
+    ...missingWarnings(comparison),
+  ];
+  for (const run of [base, cand]) {
+    if (run.truncatedLastLine)
+      warnings.push(`${run.file}: the last line was cut short and skipped`);
+  }
+  return { ...comparison, warnings };
+}
+
+type Manifest = Record<string, unknown> | null;
+
+function manifestWarnings(base: Manifest, cand: Manifest): string[] {
+  if (!base || !cand) return [];
+  const warnings: string[] = [];
+  if (base.kind !== cand.kind) {
+    warnings.push(`the runs are of different kinds (${String(base.kind)} vs ${String(cand.kind)})`);
+  }
+  const baseDefs = definitions(base);
+  const candDefs = definitions(cand);
+  const changed = [...baseDefs.keys()].filter(
+    (key) => candDefs.has(key) && candDefs.get(key) !== baseDefs.get(key),
+  );
+  if (changed.length > 0) {
+    warnings.push(
+      `definitions differ between the runs for ${changed.length} item(s) or file(s): ${preview(changed)} — the runs did not grade the same thing`,
+    );
+  }
+  return warnings;
+}
+
+function definitions(manifest: Record<string, unknown>): Map<string, unknown> {
+  const value = manifest.definitions;
+  return typeof value === "object" && value !== null ? new Map(Object.entries(value)) : new Map();
+}
+
+function missingWarnings(comparison: Comparison): string[] {
+  const warnings: string[] = [];
+  const { missingFromCandidate: fromCand, missingFromBaseline: fromBase } = comparison;
+  if (fromCand.length > 0) {
+    warnings.push(`${fromCand.length} item(s) missing from the candidate: ${preview(fromCand)}`);
+  }
+  if (fromBase.length > 0) {
+    warnings.push(`${fromBase.length} item(s) missing from the baseline: ${preview(fromBase)}`);
+  }
+  return warnings;
+}
+
+function preview(ids: readonly string[]): string {
+  const shown = ids.slice(0, 5).join(", ");
+  return ids.length > 5 ? `${shown}, … ${ids.length - 5} more` : shown;
+}

@@ -1,0 +1,37 @@
+import type { RunComparison } from "./compare-runs.js";
+
+const IDS_SHOWN = 10;
+
+const VERDICT_TEXT = {
+  pass: "PASS: the candidate is not worse than the baseline by more than the margin",
+  regression: "REGRESSION: the candidate is worse, beyond the margin",
+  inconclusive: "INCONCLUSIVE: this run cannot tell a regression from noise",
+} as const;
+
+/** What `eb compare` prints: delta and interval, broke/fixed, strata, MDE, verdict. */
+export function comparisonText(c: RunComparison): string {
+  const level = `${Math.round(c.level * 100)}%`;
+  const lines = [
+    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.low)}, ${signed(c.high)}] over ${c.n} items (${c.method})`,
+    idsLine("broke", c.broke),
+    idsLine("fixed", c.fixed),
+    ...c.strata.map(
+      (s) =>
+        `  ${s.stratum}: ${signed(s.delta)} [${signed(s.low)}, ${signed(s.high)}] (${s.n} items)`,
+    ),
+    `smallest regression this run could detect (80% power): ${Number.isNaN(c.mde) ? "n/a" : c.mde.toFixed(4)}`,
+    `${VERDICT_TEXT[c.verdict]} (margin ${c.margin})`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+function idsLine(label: string, ids: readonly string[]): string {
+  const shown = ids.slice(0, IDS_SHOWN).join(", ");
+  const more = ids.length > IDS_SHOWN ? `, … ${ids.length - IDS_SHOWN} more` : "";
+  return `${label} ${ids.length} items${ids.length > 0 ? `: ${shown}${more}` : ""}`;
+}
+
+function signed(value: number): string {
+  if (Number.isNaN(value)) return "n/a";
+  return `${value >= 0 ? "+" : ""}${value.toFixed(4)}`;
+}

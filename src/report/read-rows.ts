@@ -1,0 +1,81 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { InputError } from "../errors.js";
+import { type Row, RowTally } from "./row-tally.js";
+
+export interface RunRows {
+  /** The rows file that was read. */
+  file: string;
+  /** The first line's `manifest`, or null for rows written without one (the article's script). */
+  manifest: Record<string, unknown> | null;
+  tally: RowTally;
+  /** A last line cut short by a crash is skipped, not fatal. */
+  truncatedLastLine: boolean;
+}
+
+/** Streams a run's rows (a run folder or a rows file) into per-item aggregates. */
+export async function readRun(location: string): Promise<RunRows> {
+  const file = await rowsFile(location);
+  const tally = new RowTally();
+  let manifest: Record<string, unknown> | null = null;
+  let lineNumber = 0;
+  let pending: { line: number; error: string } | null = null;
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const text of lines) {
+    lineNumber++;
+    if (pending) throw new InputError(`${file}:${pending.line}: ${pending.error}`);
+    if (text.trim() === "") continue;
+    const parsed = parseLine(text);
+    if (typeof parsed === "string") {
+      pending = { line: lineNumber, error: parsed };
+      continue;
+    }
+    if ("manifest" in parsed) {
+      manifest = parsed.manifest;
+      continue;
+    }
+    tally.add(parsed);
+  }
+  return { file, manifest, tally, truncatedLastLine: pending !== null };
+}
+
+async function rowsFile(location: string): Promise<string> {
+  const info = await stat(location).catch(() => null);
+  if (!info) throw new InputError(`${location}: no such run folder or rows file`);
+  if (info.isFile()) return location;
+  const file = path.join(location, "rows.jsonl");
+  if (!(await stat(file).catch(() => null))) {
+    throw new InputError(`${location} is not a run folder: it has no rows.jsonl`);
+  }
+  return file;
+}
+
+type Parsed = Row | { manifest: Record<string, unknown> } | string;
+
+/** Validated by hand, not by a schema: this runs once per row, a million times. */
+function parseLine(text: string): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "not valid JSON";
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return "a row must be a JSON object";
+  }
+  const record = value as Record<string, unknown>;
+  if (isObject(record.manifest)) return { manifest: record.manifest };
+  if (typeof record.id !== "string" && typeof record.id !== "number") {
+    return 'a row needs an "id" (string)';
+  }
+  if (typeof record.score !== "number" || record.score < 0 || record.score > 1) {
+    return 'a row needs a "score" between 0 and 1';
+  }
+  return { ...(record as unknown as Row), id: String(record.id) };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,124 @@
+import type { ItemAgg } from "../stats/interval.js";
+
+/**
+ * One row as every kind of run writes it (DESIGN.md field names). Only `id` and `score` are
+ * required, so rows written by the article's own script read too.
+ */
+export interface Row {
+  id: string;
+  sample?: number;
+  score: number;
+  status?: "passed" | "failed" | "error";
+  stratum?: string;
+  tags?: string[];
+  marks?: Record<string, boolean>;
+  ms?: number;
+  cached?: boolean;
+  model?: string | null;
+  prompt_tokens?: number | null;
+  completion_tokens?: number | null;
+  judge_prompt_tokens?: number | null;
+  judge_completion_tokens?: number | null;
+  error?: string | null;
+  reason?: string | null;
+  cost?: number | null;
+}
+
+/** What a run keeps per item: sums, not samples, so a million rows fit in memory. */
+export interface ItemTally extends ItemAgg {
+  stratum: string;
+  tags: string[];
+  errors: number;
+  cached: number;
+}
+
+export interface TokenCount {
+  input: number;
+  output: number;
+}
+
+/**
+ * Aggregates rows as they stream past: per-item sums, grader failures, errors, cache hits, tokens
+ * per model, and the latencies of uncached samples (the only honest ones).
+ */
+export class RowTally {
+  readonly items = new Map<string, ItemTally>();
+  readonly graderFailures = new Map<string, number>();
+  /** Target tokens by model name. */
+  readonly targetTokens = new Map<string, TokenCount>();
+  readonly judgeTokens: TokenCount = { input: 0, output: 0 };
+  samples = 0;
+  errors = 0;
+  cached = 0;
+  private latencies = new Float64Array(1024);
+  latencyCount = 0;
+
+  add(row: Row): void {
+    const item = this.itemFor(row);
+    item.n++;
+    item.sum += row.score;
+    this.samples++;
+    if (statusOf(row) === "error") {
+      item.errors++;
+      this.errors++;
+    }
+    for (const [name, pass] of Object.entries(row.marks ?? {})) {
+      if (!pass) this.graderFailures.set(name, (this.graderFailures.get(name) ?? 0) + 1);
+    }
+    if (row.cached) {
+      item.cached++;
+      this.cached++;
+    } else if (typeof row.ms === "number") this.addLatency(row.ms);
+    this.addTokens(row);
+  }
+
+  latencyValues(): Float64Array {
+    return this.latencies.subarray(0, this.latencyCount);
+  }
+
+  private itemFor(row: Row): ItemTally {
+    const existing = this.items.get(row.id);
+    if (existing) return existing;
+    const item: ItemTally = {
+      id: row.id,
+      sum: 0,
+      n: 0,
+      stratum: row.stratum ?? "",
+      tags: row.tags ?? [],
+      errors: 0,
+      cached: 0,
+    };
+    this.items.set(row.id, item);
+    return item;
+  }
+
+  private addLatency(ms: number): void {
+    if (this.latencyCount === this.latencies.length) {
+      const grown = new Float64Array(this.latencies.length * 2);
+      grown.set(this.latencies);
+      this.latencies = grown;
+    }
+    this.latencies[this.latencyCount++] = ms;
+  }
+
+  private addTokens(row: Row): void {
+    const input = row.prompt_tokens ?? 0;
+    const output = row.completion_tokens ?? 0;
+    if (input > 0 || output > 0) {
+      const model = row.model ?? "";
+      const count = this.targetTokens.get(model) ?? { input: 0, output: 0 };
+      count.input += input;
+      count.output += output;
+      this.targetTokens.set(model, count);
+    }
+    this.judgeTokens.input += row.judge_prompt_tokens ?? 0;
+    this.judgeTokens.output += row.judge_completion_tokens ?? 0;
+  }
+}
+
+/** Rows without a status (the article's) are errors when they carry one, else by score. */
+export function statusOf(row: Row): "passed" | "failed" | "error" {
+  if (row.status) return row.status;
+  if (row.error) return "error";
+  return row.score >= 1 ? "passed" : "failed";
+}

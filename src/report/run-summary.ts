@@ -1,0 +1,169 @@
+import type { Pricing } from "../config/schema.js";
+import {
+  DEFAULT_INTERVAL_METHOD,
+  type Interval,
+  type IntervalMethod,
+  passRateInterval,
+} from "../stats/interval.js";
+import type { ItemTally, RowTally, TokenCount } from "./row-tally.js";
+
+export interface SummaryOptions {
+  method?: IntervalMethod;
+  level?: number;
+  seed?: number;
+  pricing?: Pricing;
+  /** The judge model's name, to price judge tokens. */
+  judgeModel?: string | null;
+}
+
+/** `report.json` → `stats` (DESIGN.md); bounds are null when there are no items. */
+export interface RunStats {
+  items: number;
+  samples: number;
+  pass_rate: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  ci_level: number;
+  ci_method: IntervalMethod;
+  flaky: number;
+  errors: number;
+  cached: number;
+}
+
+export interface GroupStats {
+  name: string;
+  items: number;
+  samples: number;
+  pass_rate: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+}
+
+export interface TokenCost extends TokenCount {
+  model: string;
+  /** Null when the model has no price in [pricing]. */
+  cost: number | null;
+}
+
+export interface RunSummary {
+  stats: RunStats;
+  /** Items scored strictly between 0 and 1, lowest score first. */
+  flaky: { id: string; score: number; samples: number }[];
+  /** Failed marks per grader, most first. */
+  graders: { name: string; failures: number }[];
+  breakdown: { by: "stratum" | "tag"; groups: GroupStats[] } | null;
+  latency: { p50: number; p95: number; uncached: number } | null;
+  tokens: { target: TokenCost[]; judge: TokenCost | null };
+}
+
+/** Everything `eb report` says about a run, from its per-item aggregates. */
+export function summarize(tally: RowTally, options: SummaryOptions = {}): RunSummary {
+  const items = [...tally.items.values()];
+  const interval = intervalOf(items, options);
+  const flaky = items
+    .filter((item) => item.sum > 0 && item.sum < item.n)
+    .map((item) => ({ id: item.id, score: item.sum / item.n, samples: item.n }))
+    .sort((a, b) => a.score - b.score || compareText(a.id, b.id));
+  return {
+    stats: {
+      items: items.length,
+      samples: tally.samples,
+      pass_rate: finite(interval.estimate),
+      ci_low: finite(interval.low),
+      ci_high: finite(interval.high),
+      ci_level: interval.level,
+      ci_method: interval.method,
+      flaky: flaky.length,
+      errors: tally.errors,
+      cached: tally.cached,
+    },
+    flaky,
+    graders: [...tally.graderFailures]
+      .map(([name, failures]) => ({ name, failures }))
+      .sort((a, b) => b.failures - a.failures || compareText(a.name, b.name)),
+    breakdown: breakdownOf(items, options),
+    latency: latencyOf(tally.latencyValues()),
+    tokens: tokensOf(tally, options),
+  };
+}
+
+function intervalOf(items: readonly ItemTally[], options: SummaryOptions): Interval {
+  return passRateInterval(items, options.method ?? DEFAULT_INTERVAL_METHOD, {
+    level: options.level ?? 0.95,
+    seed: options.seed ?? 0,
+  });
+}
+
+/** Strata for cases (when there is more than one), tags for checks. */
+function breakdownOf(
+  items: readonly ItemTally[],
+  options: SummaryOptions,
+): RunSummary["breakdown"] {
+  const byStratum = groupItems(items, (item) => (item.stratum ? [item.stratum] : []));
+  if (byStratum.size > 1) return { by: "stratum", groups: groupStats(byStratum, options) };
+  const byTag = groupItems(items, (item) => item.tags);
+  if (byTag.size > 0) return { by: "tag", groups: groupStats(byTag, options) };
+  return null;
+}
+
+function groupItems(
+  items: readonly ItemTally[],
+  keys: (item: ItemTally) => readonly string[],
+): Map<string, ItemTally[]> {
+  const groups = new Map<string, ItemTally[]>();
+  for (const item of items) {
+    for (const key of keys(item)) {
+      const group = groups.get(key);
+      if (group) group.push(item);
+      else groups.set(key, [item]);
+    }
+  }
+  return groups;
+}
+
+function groupStats(groups: Map<string, ItemTally[]>, options: SummaryOptions): GroupStats[] {
+  return [...groups]
+    .map(([name, members]) => {
+      const interval = intervalOf(members, options);
+      return {
+        name,
+        items: members.length,
+        samples: members.reduce((sum, item) => sum + item.n, 0),
+        pass_rate: finite(interval.estimate),
+        ci_low: finite(interval.low),
+        ci_high: finite(interval.high),
+      };
+    })
+    .sort((a, b) => compareText(a.name, b.name));
+}
+
+function latencyOf(values: Float64Array): RunSummary["latency"] {
+  if (values.length === 0) return null;
+  const sorted = Float64Array.from(values).sort();
+  const rank = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+  return { p50: rank(0.5), p95: rank(0.95), uncached: sorted.length };
+}
+
+function tokensOf(tally: RowTally, options: SummaryOptions): RunSummary["tokens"] {
+  const price = (model: string, count: TokenCount): TokenCost => {
+    const rate = options.pricing?.[model];
+    const cost = rate
+      ? (count.input * rate.input_per_mtok + count.output * rate.output_per_mtok) / 1e6
+      : null;
+    return { model, ...count, cost };
+  };
+  const judgeUsed = tally.judgeTokens.input + tally.judgeTokens.output > 0;
+  return {
+    target: [...tally.targetTokens].map(([model, count]) => price(model, count)),
+    judge: judgeUsed ? price(options.judgeModel ?? "", tally.judgeTokens) : null,
+  };
+}
+
+function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,74 @@
+import type { RunSummary } from "./run-summary.js";
+import { fixed } from "./summary-text.js";
+
+/** The statistics section of every report.md (the same facts `eb report` prints). */
+export function summaryMarkdown(summary: RunSummary): string[] {
+  const { stats } = summary;
+  const level = `${Math.round(stats.ci_level * 100)}%`;
+  return [
+    "## Statistics",
+    "",
+    "| Statistic | Value |",
+    "| --- | --- |",
+    `| Items / samples | ${stats.items} / ${stats.samples} |`,
+    `| Pass rate | ${fixed(stats.pass_rate)} (mean of item scores) |`,
+    `| ${level} interval | [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method}) |`,
+    `| Flaky items | ${stats.flaky} |`,
+    `| Error samples | ${stats.errors} |`,
+    `| Cached samples | ${stats.cached} |`,
+    ...latencyRow(summary),
+    ...summary.tokens.target.map((t) => `| Target ${cell(t.model)} | ${tokens(t)} |`),
+    ...(summary.tokens.judge
+      ? [`| Judge ${cell(summary.tokens.judge.model)} | ${tokens(summary.tokens.judge)} |`]
+      : []),
+    "",
+    ...listSection(
+      "Flaky items",
+      summary.flaky.map((f) => `\`${cell(f.id)}\`: ${fixed(f.score, 2)} over ${f.samples} samples`),
+    ),
+    ...listSection(
+      "Failures by grader",
+      summary.graders.map((g) => `\`${cell(g.name)}\`: ${g.failures}`),
+    ),
+    ...breakdownTable(summary),
+  ];
+}
+
+function latencyRow(summary: RunSummary): string[] {
+  const latency = summary.latency;
+  if (!latency) return ["| Latency | no uncached samples |"];
+  return [
+    `| Latency p50 / p95 | ${Math.round(latency.p50)} / ${Math.round(latency.p95)} ms over ${latency.uncached} uncached samples |`,
+  ];
+}
+
+function tokens(t: { input: number; output: number; cost: number | null }): string {
+  const cost = t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`;
+  return `${t.input} in / ${t.output} out tokens, ${cost}`;
+}
+
+function listSection(title: string, entries: readonly string[]): string[] {
+  if (entries.length === 0) return [];
+  return [`### ${title}`, "", ...entries.map((entry) => `- ${entry}`), ""];
+}
+
+function breakdownTable(summary: RunSummary): string[] {
+  if (!summary.breakdown) return [];
+  const by = summary.breakdown.by;
+  return [
+    `### By ${by}`,
+    "",
+    `| ${by === "tag" ? "Tag" : "Stratum"} | Items | Samples | Pass rate | Interval |`,
+    "| --- | --- | --- | --- | --- |",
+    ...summary.breakdown.groups.map(
+      (g) =>
+        `| \`${cell(g.name)}\` | ${g.items} | ${g.samples} | ${fixed(g.pass_rate)} | [${fixed(g.ci_low)}, ${fixed(g.ci_high)}] |`,
+    ),
+    "",
+  ];
+}
+
+/** Keeps a value inside one table cell. */
+export function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\s+/g, " ");
+}

@@ -1,0 +1,67 @@
+import type { GroupStats, RunSummary, TokenCost } from "./run-summary.js";
+
+const FLAKY_SHOWN = 10;
+
+/** The statistics block printed by `eb report` and at the end of `eb run` / `eb eval`. */
+export function summaryText(summary: RunSummary): string {
+  const { stats } = summary;
+  const lines = [
+    `items ${stats.items}  samples ${stats.samples}`,
+    `pass rate ${fixed(stats.pass_rate)}  ${percent(stats.ci_level)} CI [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method})`,
+    flakyLine(summary),
+    `errors ${stats.errors} of ${stats.samples} samples (scored 0, counted apart from failures)`,
+    ...summary.graders.map((g) => `  grader ${g.name.padEnd(20)} failed ${g.failures}`),
+    ...breakdownLines(summary),
+    cacheLine(summary),
+    ...tokenLines(summary),
+  ];
+  return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+function flakyLine(summary: RunSummary): string {
+  const { flaky, stats } = summary;
+  const head = `flaky ${flaky.length} of ${stats.items} items scored strictly between 0 and 1`;
+  if (flaky.length === 0) return head;
+  const shown = flaky.slice(0, FLAKY_SHOWN).map((item) => `${item.id} (${fixed(item.score, 2)})`);
+  const more = flaky.length > FLAKY_SHOWN ? `, … ${flaky.length - FLAKY_SHOWN} more` : "";
+  return `${head}: ${shown.join(", ")}${more}`;
+}
+
+function breakdownLines(summary: RunSummary): string[] {
+  if (!summary.breakdown) return [];
+  const groups = summary.breakdown.groups;
+  const width = Math.max(...groups.map((group) => group.name.length), 6);
+  return [`by ${summary.breakdown.by}:`, ...groups.map((group) => groupLine(group, width))];
+}
+
+function groupLine(group: GroupStats, width: number): string {
+  const ci = `[${fixed(group.ci_low)}, ${fixed(group.ci_high)}]`;
+  return `  ${group.name.padEnd(width)}  ${fixed(group.pass_rate)} ${ci}  ${group.items} items`;
+}
+
+function cacheLine(summary: RunSummary): string {
+  const { cached, samples } = summary.stats;
+  const latency = summary.latency;
+  const share = samples > 0 ? ` (${percent(cached / samples)})` : "";
+  const timing = latency
+    ? `latency p50 ${Math.round(latency.p50)} ms, p95 ${Math.round(latency.p95)} ms over ${latency.uncached} uncached samples`
+    : "latency: no uncached samples";
+  const note =
+    cached > 0 ? "; a cached sample keeps its original call's latency, so it is left out" : "";
+  return `cached ${cached} of ${samples}${share}; ${timing}${note}`;
+}
+
+function tokenLines(summary: RunSummary): string[] {
+  const { target, judge } = summary.tokens;
+  const line = (role: string, t: TokenCost) =>
+    `${role} ${t.model || "(unnamed)"}: ${t.input} in / ${t.output} out tokens, ${t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`}`;
+  return [...target.map((t) => line("target", t)), ...(judge ? [line("judge", judge)] : [])];
+}
+
+export function fixed(value: number | null, digits = 3): string {
+  return value === null ? "n/a" : value.toFixed(digits);
+}
+
+function percent(value: number): string {
+  return `${Math.round(value * 1000) / 10}%`;
+}

@@ -1,0 +1,201 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
+
+interface RowSpec {
+  id: string;
+  scores: number[];
+  stratum?: string;
+}
+
+/** Rows as the article's script writes them: no manifest, no status. */
+function rowsFile(dir: string, name: string, items: RowSpec[], manifest?: object): string {
+  const lines = manifest ? [JSON.stringify({ manifest })] : [];
+  for (const item of items) {
+    item.scores.forEach((score, sample) => {
+      const row = {
+        id: item.id,
+        sample,
+        score,
+        stratum: item.stratum ?? "none",
+        marks: { g: score === 1 },
+      };
+      lines.push(JSON.stringify(row));
+    });
+  }
+  const file = path.join(dir, name);
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+}
+
+function many(count: number, score: (i: number) => number[], prefix = "c"): RowSpec[] {
+  return Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, scores: score(i) }));
+}
+
+async function reportJson(file: string, extra: string[] = []) {
+  const result = await runEb(["report", file, "--json", ...extra]);
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+describe("eb report", () => {
+  it("all pass: rate 1 with an interval that does not collapse to [1, 1]", async () => {
+    const dir = makeProject();
+    const stats = await reportJson(
+      rowsFile(
+        dir,
+        "r.jsonl",
+        many(20, () => [1, 1, 1]),
+      ),
+    );
+    expect(stats).toMatchObject({ items: 20, samples: 60, pass_rate: 1, flaky: 0, errors: 0 });
+    expect(stats.ci_high).toBe(1);
+    expect(stats.ci_low as number).toBeLessThan(0.9);
+    expect(stats.ci_method).toBe("wilson-cc");
+  });
+
+  it("all fail, one flaky item, failures per grader, strata", async () => {
+    const dir = makeProject();
+    const items = [
+      ...many(5, () => [0, 0], "f").map((item) => ({ ...item, stratum: "hard" })),
+      { id: "flaky", scores: [1, 0], stratum: "easy" },
+    ];
+    const result = await runEb(["report", rowsFile(dir, "r.jsonl", items)]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("items 6  samples 12");
+    expect(result.stdout).toContain("pass rate 0.083");
+    expect(result.stdout).toContain(
+      "flaky 1 of 6 items scored strictly between 0 and 1: flaky (0.50)",
+    );
+    expect(result.stdout).toMatch(/grader g +failed 11/);
+    expect(result.stdout).toMatch(/by stratum:\n {2}easy +0\.500 \[/);
+    expect(result.stdout).toMatch(/\n {2}hard +0\.000 \[0\.000, /);
+  });
+
+  it("prints the same interval for the same rows, also with the bootstrap", async () => {
+    const dir = makeProject();
+    const file = rowsFile(
+      dir,
+      "r.jsonl",
+      many(40, (i) => [i % 3 === 0 ? 0 : 1, i % 5 === 0 ? 0 : 1]),
+    );
+    const first = await runEb(["report", file, "--interval", "bootstrap"]);
+    const second = await runEb(["report", file, "--interval", "bootstrap"]);
+    expect(first.stdout).toContain("(bootstrap)");
+    expect(first.stdout).toBe(second.stdout);
+    const other = await runEb(["report", file, "--interval", "bootstrap", "--seed", "7"]);
+    expect(other.code).toBe(0);
+  });
+
+  it("reads a run folder of eb run, with a breakdown by tag", async () => {
+    const project = makeProject({
+      "eval_checks/a.yaml": deterministicYaml("a", "pass", "tags: [fast]\n"),
+      "eval_checks/b.yaml": deterministicYaml("b", "raise SystemExit(1)", "tags: [slow]\n"),
+    });
+    const run = await runEb(["run", "--cwd", project, "--output-dir", "out", "--flat-output"]);
+    expect(run.stdout).toContain("pass rate 0.500");
+    const stats = await reportJson(path.join(project, "out"));
+    expect(stats).toMatchObject({ items: 2, samples: 2, pass_rate: 0.5 });
+    expect(stats.breakdown).toMatchObject({ by: "tag" });
+  });
+
+  it("rejects a broken row with file and line, and skips a last line cut short", async () => {
+    const dir = makeProject();
+    const good = JSON.stringify({ id: "a", score: 1 });
+    writeFileSync(path.join(dir, "bad.jsonl"), `${good}\n{"id": "b"}\n${good}\n`);
+    const bad = await runEb(["report", path.join(dir, "bad.jsonl")]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("bad.jsonl:2:");
+    writeFileSync(path.join(dir, "cut.jsonl"), `${good}\n{"id": "b", "sc`);
+    const cut = await runEb(["report", path.join(dir, "cut.jsonl")]);
+    expect(cut.code).toBe(0);
+    expect(cut.stderr).toContain("cut short");
+    const empty = await runEb(["report", path.join(dir, "nothing")]);
+    expect(empty.code).toBe(2);
+  });
+
+  it("an empty run reports no items and no interval", async () => {
+    const dir = makeProject();
+    const stats = await reportJson(rowsFile(dir, "r.jsonl", [], { kind: "cases" }));
+    expect(stats).toMatchObject({ items: 0, samples: 0, pass_rate: null, ci_low: null });
+  });
+});
+
+describe("eb compare", () => {
+  it("passes an unchanged large suite (exit 0) and prints the paired delta", async () => {
+    const dir = makeProject();
+    const items = many(1000, (i) => [i % 10 === 0 ? 0 : 1]);
+    const base = rowsFile(dir, "base.jsonl", items);
+    const cand = rowsFile(dir, "cand.jsonl", items);
+    const result = await runEb(["compare", base, cand]);
+    expect(result.stdout).toContain("paired delta +0.0000");
+    expect(result.stdout).toContain("broke 0 items");
+    expect(result.stdout).toContain("PASS");
+    expect(result.code).toBe(0);
+  });
+
+  it("fails a real regression (exit 1) and lists the broken ids", async () => {
+    const dir = makeProject();
+    const base = rowsFile(
+      dir,
+      "base.jsonl",
+      many(300, () => [1, 1, 1]),
+    );
+    const cand = rowsFile(
+      dir,
+      "cand.jsonl",
+      many(300, (i) => (i < 60 ? [0, 0, 0] : [1, 1, 1])),
+    );
+    const result = await runEb(["compare", base, cand, "--json"]);
+    expect(result.code).toBe(1);
+    const json = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ verdict: "regression", margin: 0.02, missing: [] });
+    expect(json.delta).toBeCloseTo(-0.2);
+    expect((json.broke as string[]).length).toBe(60);
+    expect(json.fixed).toEqual([]);
+  });
+
+  it("a small suite is inconclusive: exit 1 by default, 0 with --inconclusive pass", async () => {
+    const dir = makeProject();
+    const items = many(10, () => [1]);
+    const base = rowsFile(dir, "base.jsonl", items);
+    const cand = rowsFile(dir, "cand.jsonl", items);
+    const strict = await runEb(["compare", base, cand]);
+    expect(strict.stdout).toContain("INCONCLUSIVE");
+    expect(strict.stdout).toMatch(
+      /smallest regression this run could detect \(80% power\): 0\.\d+/,
+    );
+    expect(strict.code).toBe(1);
+    const lenient = await runEb(["compare", base, cand, "--inconclusive", "pass"]);
+    expect(lenient.code).toBe(0);
+  });
+
+  it("warns loudly about missing ids and changed definitions", async () => {
+    const dir = makeProject();
+    const base = rowsFile(
+      dir,
+      "base.jsonl",
+      many(50, () => [1]),
+      {
+        kind: "checks",
+        definitions: { c0: "sha256:aa", c1: "sha256:bb" },
+      },
+    );
+    const cand = rowsFile(
+      dir,
+      "cand.jsonl",
+      many(48, () => [1]),
+      {
+        kind: "checks",
+        definitions: { c0: "sha256:aa", c1: "sha256:cc" },
+      },
+    );
+    const result = await runEb(["compare", base, cand]);
+    expect(result.stderr).toContain("2 item(s) missing from the candidate: c48, c49");
+    expect(result.stderr).toContain(
+      "definitions differ between the runs for 1 item(s) or file(s): c1",
+    );
+    expect(result.stdout).toContain("over 48 items");
+  });
+});
