@@ -1,7 +1,7 @@
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 
-/** Room left on the manifest line so the end time can be filled in place. */
-const MANIFEST_PADDING = 160;
+/** Room left on the manifest line so fields known only at the end fit in place. */
+const DEFAULT_RESERVE = 160;
 
 /**
  * `rows.jsonl`: the manifest line first, then one line per sample, appended as each finishes
@@ -9,29 +9,50 @@ const MANIFEST_PADDING = 160;
  * with the fields only known then, inside the room reserved for them.
  */
 export class RowWriter {
-  private readonly fd: number;
-  private readonly manifestLength: number;
-
-  constructor(
+  private constructor(
     readonly path: string,
     private manifest: Record<string, unknown>,
-  ) {
-    this.fd = openSync(path, "w");
-    const line = `${JSON.stringify({ manifest })}${" ".repeat(MANIFEST_PADDING)}\n`;
-    this.manifestLength = Buffer.byteLength(line);
-    writeSync(this.fd, line);
+    private readonly fd: number,
+    private readonly manifestLength: number,
+    /** Where the next row goes: positions are explicit, so a reopened file appends too. */
+    private end: number,
+  ) {}
+
+  /** Starts a new rows file with `manifest` and `reserve` bytes of room on its line. */
+  static create(path: string, manifest: Record<string, unknown>, reserve = DEFAULT_RESERVE) {
+    const fd = openSync(path, "w");
+    const line = `${JSON.stringify({ manifest })}${" ".repeat(reserve)}\n`;
+    const length = writeSync(fd, line, 0);
+    return new RowWriter(path, manifest, fd, length, length);
+  }
+
+  /**
+   * Reopens a run's rows file to append to it (`--resume`). A last line cut short by a crash is
+   * dropped, so every line stays valid JSON.
+   */
+  static reopen(path: string): { writer: RowWriter; manifest: Record<string, unknown> } {
+    const bytes = readFileSync(path);
+    const firstBreak = bytes.indexOf(0x0a);
+    const manifest = (JSON.parse(bytes.subarray(0, firstBreak).toString("utf8")) as {
+      manifest: Record<string, unknown>;
+    }).manifest;
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    const fd = openSync(path, "r+");
+    ftruncateSync(fd, end);
+    return { writer: new RowWriter(path, manifest, fd, firstBreak + 1, end), manifest };
   }
 
   append(row: object): void {
-    writeSync(this.fd, `${JSON.stringify(row)}\n`);
+    this.end += writeSync(this.fd, `${JSON.stringify(row)}\n`, this.end);
   }
 
-  /** Adds fields to the manifest (e.g. end time); skipped if they would not fit. */
-  close(extra: Record<string, unknown>): void {
+  /** Adds fields to the manifest; returns false (and keeps the old line) if they do not fit. */
+  close(extra: Record<string, unknown>): boolean {
     this.manifest = { ...this.manifest, ...extra };
     const body = JSON.stringify({ manifest: this.manifest });
     const room = this.manifestLength - 1 - Buffer.byteLength(body);
     if (room >= 0) writeSync(this.fd, `${body}${" ".repeat(room)}\n`, 0);
     closeSync(this.fd);
+    return room >= 0;
   }
 }

@@ -122,7 +122,7 @@ export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
     }),
   ]);
   const manifest = manifestOf(plan, options, { runId, commit, startedAt });
-  const rows = new RowWriter(path.join(runDir, "rows.jsonl"), manifest);
+  const rows = RowWriter.create(path.join(runDir, "rows.jsonl"), manifest, MANIFEST_ROOM);
   const tally = await runAll(plan, options, signal, rows);
   const cacheProblem = await plan.cache.flush();
   const completedAt = new Date();
@@ -473,8 +473,8 @@ function manifestOf(
   };
 }
 
-/** rows.ts reserves this many bytes on the manifest line for what close() adds. */
-const MANIFEST_ROOM = 160;
+/** Bytes reserved on the manifest line for what close() adds (the model version lists). */
+const MANIFEST_ROOM = 2048;
 
 /** The end-of-run manifest fields, version lists cut to what fits in the reserved room. */
 function closingFields(

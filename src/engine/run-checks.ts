@@ -79,7 +79,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   });
   const checksDir = path.join(runDir, "checks");
   await mkdir(checksDir, { recursive: true });
-  const rows = new RowWriter(path.join(runDir, "rows.jsonl"), {
+  const rows = RowWriter.create(path.join(runDir, "rows.jsonl"), {
     tool: "eval-banana",
     version: TOOL_VERSION,
     kind: "checks",

@@ -286,7 +286,7 @@ describe("eb eval run manifest", () => {
     server.script = (request, index) => ({
       body: completion(
         ANSWERS[lastContent(request)] ?? "?",
-        `mock-version-${index}-${"x".repeat(20)}`,
+        `mock-version-${index}-${"x".repeat(300)}`,
       ),
     });
     const root = project("plain.jsonl");
