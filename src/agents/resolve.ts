@@ -61,6 +61,8 @@ export interface InvocationInput {
 
 export interface Invocation {
   argv: string[];
+  /** Written to the agent's stdin (then closed); undefined: stdin is /dev/null. */
+  stdin: string | undefined;
   env: NodeJS.ProcessEnv;
   model: string | null;
   reasoningEffort: string | null;
@@ -93,7 +95,8 @@ export function buildInvocation(input: InvocationInput): Invocation | { error: s
       : []),
     ...(t.promptPosition === "tail" ? promptArgs : []),
   ];
-  return { argv, env: agentEnv(input, model), model, reasoningEffort: effort };
+  const stdin = t.promptPosition === "stdin" ? input.prompt : undefined;
+  return { argv, env: agentEnv(input, model), stdin, model, reasoningEffort: effort };
 }
 
 /** Variables an agent needs to start at all, kept even under an allowlist. */
@@ -114,6 +117,8 @@ function agentEnv(input: InvocationInput, model: string | null): NodeJS.ProcessE
     ...fillProviderEnv(t.providerEnv, input.parentEnv, input.warn),
     ...input.harnessEnv,
     ...(model === null ? {} : Object.fromEntries(t.modelEnvVars.map((name) => [name, model]))),
+    // The agent runs in the project root; some CLIs (opencode) take their workspace from $PWD.
+    PWD: input.projectRoot,
     EVAL_BANANA_PROJECT_ROOT: input.projectRoot,
     EVAL_BANANA_HARNESS_AGENT: input.agent,
   };

@@ -4,7 +4,8 @@ export interface AgentTemplate {
   sharedFlags: string[];
   /** null: the prompt is a positional argument. */
   promptFlag: string | null;
-  promptPosition: "tail" | "after_command";
+  /** Where the prompt goes: last argument, right after the command, or written to stdin. */
+  promptPosition: "tail" | "after_command" | "stdin";
   modelFlag: string | null;
   /** Variables set to the effective model (for CLIs that read the model from the environment). */
   modelEnvVars: string[];
@@ -97,6 +98,9 @@ export const BUILTIN_AGENTS: Readonly<Record<string, AgentTemplate>> = {
     ...BLANK,
     // `opencode PROMPT` treats the prompt as a folder and exits 0 without asking the model.
     command: ["opencode", "run"],
+    // `opencode run` wraps each argument that contains a space in quotes and escapes its
+    // quotes (`"…{\"score\": …}"`) before the model sees it; a prompt on stdin goes verbatim.
+    promptPosition: "stdin",
     modelFlag: "-m",
     reasoningEffortFlag: ["--variant", "{effort}"],
     install: "npm i -g opencode-ai",

@@ -11,7 +11,7 @@ export const agentOverrideSchema = z.strictObject({
   shared_flags: stringList.optional(),
   prompt_flag: clearable.optional(),
   prompt_position: z
-    .enum(["tail", "after_command"], "must be 'tail' or 'after_command'")
+    .enum(["tail", "after_command", "stdin"], "must be 'tail', 'after_command' or 'stdin'")
     .optional(),
   model_flag: clearable.optional(),
   model_env_vars: stringList.optional(),

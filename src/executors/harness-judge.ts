@@ -72,6 +72,7 @@ export async function runHarnessJudge(
     args,
     cwd: config.projectRoot,
     env: invocation.env,
+    stdin: invocation.stdin,
     timeoutMs: config.harness.timeoutSeconds * 1000,
     stdoutFile: path.join(context.checksDir, `${stem}.stdout.txt`),
     stderrFile: path.join(context.checksDir, `${stem}.stderr.txt`),

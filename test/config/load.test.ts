@@ -295,13 +295,13 @@ describe("wrong values are errors naming the key", () => {
     expect((await load(root)).harness.env).toEqual({ MY_VAR: "value" });
   });
 
-  it("[agents.x] prompt_position must be tail or after_command", async () => {
+  it("[agents.x] prompt_position must be tail, after_command or stdin", async () => {
     const { message, configPath } = await loadError(
       '[agents.x]\ncommand = ["x"]\nprompt_position = "middle"\n',
     );
     expect(message).toContain(`${configPath}:3`);
     expect(message).toContain("prompt_position");
-    expect(message).toContain("'tail' or 'after_command'");
+    expect(message).toContain("'tail', 'after_command' or 'stdin'");
   });
 
   it("[agents.x] list fields must be lists of strings", async () => {

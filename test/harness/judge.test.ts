@@ -9,6 +9,7 @@ const AGENTS = ["codex", "claude", "gemini", "grok", "openhands", "opencode", "p
 interface AgentCall {
   name: string;
   args: string[];
+  stdin: string | null;
   env: Record<string, string>;
   stdinIsPipe: boolean;
   cwd: string;
@@ -125,7 +126,9 @@ const EXPECTED_ARGV: Record<
   },
   opencode: {
     config: 'model = "mock/m1"\nreasoning_effort = "max"',
-    argv: (p) => ["run", "-m", "mock/m1", "--variant", "max", p],
+    // `opencode run` mangles quotes in a prompt argument, so the prompt goes to stdin.
+    argv: () => ["run", "-m", "mock/m1", "--variant", "max"],
+    promptOnStdin: true,
   },
   pi: {
     config: 'model = "mock/m1"\nreasoning_effort = "low"',
@@ -148,7 +151,8 @@ describe("harness_judge with the built-in agent templates", () => {
       const { check, runDir } = fake.result();
       const prompt = promptFile(runDir);
       expect(call!.args).toEqual(spec.argv(prompt));
-      expect(call!.stdinIsPipe).toBe(false);
+      expect(call!.stdinIsPipe).toBe(spec.promptOnStdin === true);
+      if (spec.promptOnStdin) expect(call!.stdin).toBe(prompt);
       expect(call!.cwd).toBe(fake.project);
       expect(call!.env).toMatchObject({
         CI: "1",

@@ -1,0 +1,3 @@
+import { defineAgentContract } from "./support/contract.js";
+
+defineAgentContract("codex");
