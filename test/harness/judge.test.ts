@@ -82,7 +82,7 @@ function promptFile(runDir: string): string {
 /** Exact argv of each built-in template, with a model and an effort where it can carry them. */
 const EXPECTED_ARGV: Record<
   (typeof AGENTS)[number],
-  { config: string; argv: (p: string) => string[] }
+  { config: string; argv: (p: string) => string[]; promptOnStdin?: boolean }
 > = {
   codex: {
     config: 'model = "m1"\nreasoning_effort = "low"',
