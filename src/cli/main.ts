@@ -73,7 +73,11 @@ addSettingOptions(
         )
         .option("--check-id <ID>", "run only the check with this id")
         .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
-        .option("--flat-output", "write into --output-dir itself (must be absent or empty)"),
+        .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
+        .option(
+          "--resume <RUN>",
+          "finish an interrupted run folder: only its missing check × sample pairs run",
+        ),
     ),
   ),
   RUN_SETTINGS,

@@ -1,3 +1,4 @@
+import path from "node:path";
 import pc from "picocolors";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { runChecks } from "../engine/run-checks.js";
@@ -14,6 +15,7 @@ export interface RunFlags extends Record<string, unknown> {
   checkId?: string;
   tag?: string[];
   flatOutput?: boolean;
+  resume?: string;
   verbose?: boolean;
 }
 
@@ -40,6 +42,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       checkId: flags.checkId,
       tags: flags.tag,
       flatOutput: flags.flatOutput,
+      resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
       onResult: progress,
       argv: process.argv.slice(2),

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { checkDefinitionSha256 } from "../checks/digest.js";
@@ -21,6 +22,7 @@ import {
   mergeSamples,
 } from "../report/check-report.js";
 import { checkReportMarkdown } from "../report/markdown.js";
+import { readRows } from "../report/read-rows.js";
 import { type Row, RowTally } from "../report/row-tally.js";
 import { summarize } from "../report/run-summary.js";
 import { gitCommit } from "./git.js";
@@ -46,6 +48,8 @@ export interface RunChecksOptions extends LoadConfigOptions {
   argv?: readonly string[];
   /** Runs of each check (judge reliability); a check's score is its pass fraction. Default 1. */
   samples?: number;
+  /** An interrupted run folder to complete: only its missing check × sample pairs run. */
+  resume?: string;
 }
 
 export interface CheckRun {
@@ -64,40 +68,30 @@ export interface CheckRun {
 export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRun> {
   const config = options.config ?? (await loadConfig(options));
   const checks = await selectRunnableChecks(config, options);
-  const startedAt = new Date();
   const prepared = await Promise.all(checks.map(prepareCheck));
-  const [python, commit] = await Promise.all([
-    interpreterFor(checks, config),
-    gitCommit(config.projectRoot),
-  ]);
-  const runId = newRunId(startedAt);
-  const runDir = await createRunFolder({
-    outputDir: config.outputDir,
-    runId,
-    flat: options.flatOutput ?? false,
-    outputDirFromFlag: config.outputDirFromFlag,
-  });
-  const checksDir = path.join(runDir, "checks");
-  await mkdir(checksDir, { recursive: true });
-  const rows = RowWriter.create(path.join(runDir, "rows.jsonl"), {
-    tool: "eval-banana",
-    version: TOOL_VERSION,
-    kind: "checks",
-    run_id: runId,
-    git_commit: commit,
-    project_root: config.projectRoot,
-    definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
-    command: options.argv ?? null,
-    started_at: isoUtc(startedAt),
-  });
-  const signal = options.signal ?? new AbortController().signal;
   const samples = options.samples ?? config.samples;
+  const [python, run] = await Promise.all([
+    interpreterFor(checks, config),
+    options.resume === undefined
+      ? startRun(config, prepared, samples, options)
+      : resumeRun(options.resume, prepared, samples),
+  ]);
+  const { runId, runDir, checksDir, rows } = run;
+  const signal = options.signal ?? new AbortController().signal;
   const scratchRoot = await mkdtemp(path.join(os.tmpdir(), "eval-banana-"));
-  const units = prepared.flatMap((item, index) =>
-    Array.from({ length: samples }, (_, sample) => ({ item, index, sample })),
-  );
   const bySample: CheckResult[][] = prepared.map(() => []);
   const tally = new RowTally();
+  const units = prepared.flatMap((item, index) =>
+    Array.from({ length: samples }, (_, sample) => ({ item, index, sample })).filter(
+      ({ sample }) => {
+        const earlier = run.finished.get(unitKey(item.check.id, sample));
+        if (!earlier) return true;
+        bySample[index]![sample] = earlier.result;
+        tally.add(earlier.row);
+        return false;
+      },
+    ),
+  );
   let done = 0;
   try {
     // Units are item-major, so the samples of one check are launched one after another.
@@ -145,17 +139,117 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     runId,
     projectRoot: config.projectRoot,
     outputDir: runDir,
-    startedAt: isoUtc(startedAt),
+    startedAt: isoUtc(run.startedAt),
     completedAt: isoUtc(completedAt),
-    durationMs: completedAt.getTime() - startedAt.getTime(),
+    durationMs: completedAt.getTime() - run.startedAt.getTime(),
     passThreshold: config.passThreshold,
     interrupted: signal.aborted,
     summary: summarize(tally, { pricing: config.pricing }),
   });
   await writeJson(path.join(runDir, "report.json"), report);
   await writeFile(path.join(runDir, "report.md"), checkReportMarkdown(report));
-  rows.close({ ended_at: isoUtc(completedAt), interrupted: signal.aborted });
+  rows.close({
+    ended_at: isoUtc(completedAt),
+    interrupted: signal.aborted,
+    ...(run.resumes > 0 ? { resumes: run.resumes } : {}),
+  });
   return { config, report, runDir, exitCode: exitCodeOf(report) };
+}
+
+/** A run folder being written: new, or an interrupted one picked up again (`--resume`). */
+interface OpenRun {
+  runId: string;
+  runDir: string;
+  checksDir: string;
+  rows: RowWriter;
+  startedAt: Date;
+  /** Samples already done in an earlier attempt, by `unitKey`. */
+  finished: Map<string, { row: Row; result: CheckResult }>;
+  resumes: number;
+}
+
+async function startRun(
+  config: Config,
+  prepared: readonly PreparedCheck[],
+  samples: number,
+  options: RunChecksOptions,
+): Promise<OpenRun> {
+  const startedAt = new Date();
+  const runId = newRunId(startedAt);
+  const [commit, runDir] = await Promise.all([
+    gitCommit(config.projectRoot),
+    createRunFolder({
+      outputDir: config.outputDir,
+      runId,
+      flat: options.flatOutput ?? false,
+      outputDirFromFlag: config.outputDirFromFlag,
+    }),
+  ]);
+  const checksDir = path.join(runDir, "checks");
+  await mkdir(checksDir, { recursive: true });
+  const rows = RowWriter.create(path.join(runDir, "rows.jsonl"), {
+    tool: "eval-banana",
+    version: TOOL_VERSION,
+    kind: "checks",
+    run_id: runId,
+    git_commit: commit,
+    project_root: config.projectRoot,
+    samples,
+    definitions: definitionsOf(prepared),
+    command: options.argv ?? null,
+    started_at: isoUtc(startedAt),
+  });
+  return { runId, runDir, checksDir, rows, startedAt, finished: new Map(), resumes: 0 };
+}
+
+/**
+ * Reopens an interrupted run: the same checks with the same definitions and samples, or an
+ * InputError saying what changed. Finished samples are kept; only the missing ones run.
+ */
+async function resumeRun(
+  runDir: string,
+  prepared: readonly PreparedCheck[],
+  samples: number,
+): Promise<OpenRun> {
+  const file = path.join(runDir, "rows.jsonl");
+  if (!existsSync(file))
+    throw new InputError(`--resume ${runDir}: not a run folder (no rows.jsonl)`);
+  const { writer: rows, manifest } = RowWriter.reopen(file);
+  const refuse = (why: string) => {
+    rows.close({});
+    return new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
+  };
+  if (manifest.kind !== "checks") throw refuse("it is not a run of eb run");
+  if ((manifest.samples ?? 1) !== samples)
+    throw refuse(`it ran ${String(manifest.samples ?? 1)} samples per check, not ${samples}`);
+  const before = JSON.stringify(manifest.definitions);
+  if (before !== JSON.stringify(definitionsOf(prepared))) {
+    throw refuse("the selected checks or their definitions changed since it started");
+  }
+  const checksDir = path.join(runDir, "checks");
+  const finished = new Map<string, { row: Row; result: CheckResult }>();
+  for (const row of await readRows(file)) {
+    const stem = sampleStem(safeStem(row.id), row.sample ?? 0, samples);
+    const result = JSON.parse(await readFile(path.join(checksDir, `${stem}.json`), "utf8"));
+    finished.set(unitKey(row.id, row.sample ?? 0), { row, result: result as CheckResult });
+  }
+  return {
+    runId: String(manifest.run_id),
+    runDir,
+    checksDir,
+    rows,
+    startedAt: new Date(String(manifest.started_at)),
+    finished,
+    resumes: Number(manifest.resumes ?? 0) + 1,
+  };
+}
+
+function definitionsOf(prepared: readonly PreparedCheck[]): Record<string, string> {
+  return Object.fromEntries(prepared.map((p) => [p.check.id, p.digest]));
+}
+
+function unitKey(id: string, sample: number): string {
+  return `${id}\u0000${sample}`;
 }
 
 /** Loads, selects and pre-flights checks: every reason not to run is found before any runs. */

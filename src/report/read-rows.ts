@@ -20,6 +20,29 @@ export async function readRun(location: string): Promise<RunRows> {
   const file = await rowsFile(location);
   const tally = new RowTally();
   let manifest: Record<string, unknown> | null = null;
+  const { truncatedLastLine } = await forEachLine(file, (parsed) => {
+    if ("manifest" in parsed) manifest = parsed.manifest;
+    else tally.add(parsed);
+  });
+  return { file, manifest, tally, truncatedLastLine };
+}
+
+/** Every row of a rows file, in file order (the manifest and a cut-short last line skipped). */
+export async function readRows(file: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  await forEachLine(file, (parsed) => {
+    if (!("manifest" in parsed)) rows.push(parsed);
+  });
+  return rows;
+}
+
+type Line = Row | { manifest: Record<string, unknown> };
+
+/** A bad line is an InputError with file and line, unless it is the last one (a crash cut it). */
+async function forEachLine(
+  file: string,
+  visit: (line: Line) => void,
+): Promise<{ truncatedLastLine: boolean }> {
   let lineNumber = 0;
   let pending: { line: number; error: string } | null = null;
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
@@ -28,17 +51,10 @@ export async function readRun(location: string): Promise<RunRows> {
     if (pending) throw new InputError(`${file}:${pending.line}: ${pending.error}`);
     if (text.trim() === "") continue;
     const parsed = parseLine(text);
-    if (typeof parsed === "string") {
-      pending = { line: lineNumber, error: parsed };
-      continue;
-    }
-    if ("manifest" in parsed) {
-      manifest = parsed.manifest;
-      continue;
-    }
-    tally.add(parsed);
+    if (typeof parsed === "string") pending = { line: lineNumber, error: parsed };
+    else visit(parsed);
   }
-  return { file, manifest, tally, truncatedLastLine: pending !== null };
+  return { truncatedLastLine: pending !== null };
 }
 
 async function rowsFile(location: string): Promise<string> {
@@ -52,7 +68,7 @@ async function rowsFile(location: string): Promise<string> {
   return file;
 }
 
-type Parsed = Row | { manifest: Record<string, unknown> } | string;
+type Parsed = Line | string;
 
 /** Validated by hand, not by a schema: this runs once per row, a million times. */
 function parseLine(text: string): Parsed {

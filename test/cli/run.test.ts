@@ -439,3 +439,65 @@ function isAlive(pid: number): boolean {
   if (!existsSync(stat)) return false;
   return !/^\d+ \(.*\) Z/.test(readFileSync(stat, "utf8"));
 }
+
+describe("eb run --resume", () => {
+  it("runs only the missing checks of an interrupted run and ends as an uninterrupted run", async () => {
+    const project = makeProject({
+      "eval_checks/a.yaml": deterministicYaml("a", PASS),
+      "eval_checks/b.yaml": deterministicYaml("b", FAIL),
+      "eval_checks/c.yaml": deterministicYaml(
+        "c",
+        "import json, sys, pathlib, time\nctx = json.load(open(sys.argv[1]))\nroot = pathlib.Path(ctx['project_root'])\nif not (root / 'go').exists(): time.sleep(60)",
+      ),
+    });
+    const { spawn } = await import("node:child_process");
+    const cli = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
+    const child = spawn(process.execPath, [
+      cli,
+      "run",
+      "--cwd",
+      project,
+      "--max-parallel-checks",
+      "3",
+    ]);
+    const deadline = Date.now() + 15_000;
+    let runDir = "";
+    for (;;) {
+      const results = path.join(project, ".eval-banana/results");
+      const runs = existsSync(results) ? readdirSync(results) : [];
+      runDir = runs[0] ? path.join(results, runs[0]) : "";
+      const rows = runDir && existsSync(path.join(runDir, "rows.jsonl"));
+      if (rows && readRows(runDir).length === 3) break;
+      if (Date.now() > deadline) throw new Error("a and b never finished");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill("SIGTERM");
+    expect(await new Promise((resolve) => child.on("close", resolve))).toBe(130);
+    expect(readReport(runDir).checks.map((c) => c.check_id)).toEqual(["a", "b"]);
+
+    writeFile(project, "go", "");
+    const resumed = await runEb(["run", "--cwd", project, "--resume", runDir]);
+    expect(resumed.code).toBe(1);
+    const report = readReport(runDir);
+    expect(report.interrupted).toBeUndefined();
+    expect(report.checks.map((c) => [c.check_id, c.status])).toEqual([
+      ["a", "passed"],
+      ["b", "failed"],
+      ["c", "passed"],
+    ]);
+    const rows = readRows(runDir);
+    expect(
+      rows
+        .slice(1)
+        .map((row) => row.id)
+        .sort(),
+    ).toEqual(["a", "b", "c"]);
+    expect(rows[0]).toHaveProperty("manifest.resumes", 1);
+    expect(rows[0]).toHaveProperty("manifest.interrupted", false);
+
+    writeFile(project, "eval_checks/b.yaml", deterministicYaml("b", PASS));
+    const changed = await runEb(["run", "--cwd", project, "--resume", runDir]);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain("definitions changed");
+  });
+});
