@@ -1,38 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { CheckReport } from "../../src/report/check-report.js";
 import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
 
-interface CheckJson {
-  check_id: string;
-  status: string;
-  score: number;
-  stdout: string;
-  stderr: string;
-  exit_code: number | null;
-  error_detail: string | null;
-  tags: string[];
-  check_definition_sha256: string;
-  started_at: string;
-  details: Record<string, unknown>;
-}
-interface ReportJson {
-  schema_version: number;
-  run_id: string;
-  output_dir: string;
-  total_checks: number;
-  passed_checks: number;
-  failed_checks: number;
-  errored_checks: number;
-  points_earned: number;
-  total_points: number;
-  percentage: number;
-  pass_threshold: number;
-  meets_threshold: boolean;
-  run_passed: boolean;
-  interrupted?: boolean;
-  checks: CheckJson[];
-}
+/** report.json as read back from disk. */
+type ReportJson = CheckReport;
 
 function onlyRunDir(project: string): string {
   const results = path.join(project, ".eval-banana/results");
