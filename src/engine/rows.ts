@@ -33,9 +33,11 @@ export class RowWriter {
   static reopen(path: string): { writer: RowWriter; manifest: Record<string, unknown> } {
     const bytes = readFileSync(path);
     const firstBreak = bytes.indexOf(0x0a);
-    const manifest = (JSON.parse(bytes.subarray(0, firstBreak).toString("utf8")) as {
-      manifest: Record<string, unknown>;
-    }).manifest;
+    const manifest = (
+      JSON.parse(bytes.subarray(0, firstBreak).toString("utf8")) as {
+        manifest: Record<string, unknown>;
+      }
+    ).manifest;
     const end = bytes.lastIndexOf(0x0a) + 1;
     const fd = openSync(path, "r+");
     ftruncateSync(fd, end);
