@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
 import type { z } from "zod";
 import { InputError } from "../errors.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
@@ -20,25 +20,19 @@ const MAX_LISTED = 20;
  * problems are reported together in one InputError, each as `<file>:<line>: <what> — <todo>`.
  */
 export async function loadCases(path: string): Promise<{ cases: Case[]; sha256: string }> {
-  const bytes = await readBytes(path);
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
   const problems: Problem[] = [];
   const cases: Case[] = [];
   const firstLineOf = new Map<string, number>();
-  decode(bytes, path)
-    .split("\n")
-    .forEach((raw, index) => {
-      const text = (index === 0 ? raw.replace(/^\uFEFF/, "") : raw).replace(/\r$/, "");
-      if (text.trim() === "") return;
-      const line = index + 1;
-      const parsed = parseLine(text, line);
-      problems.push(...parsed.problems);
-      if (parsed.id === undefined) return;
-      const first = firstLineOf.get(parsed.id);
-      if (first !== undefined) problems.push(duplicateId(parsed.id, first, line));
-      else firstLineOf.set(parsed.id, line);
-      if (parsed.case && first === undefined) cases.push(parsed.case);
-    });
+  const onLine = (line: number, text: string) => {
+    const parsed = parseLine(text, line);
+    problems.push(...parsed.problems);
+    if (parsed.id === undefined) return;
+    const first = firstLineOf.get(parsed.id);
+    if (first !== undefined) problems.push(duplicateId(parsed.id, first, line));
+    else firstLineOf.set(parsed.id, line);
+    if (parsed.case && first === undefined) cases.push(parsed.case);
+  };
+  const sha256 = await readLines(path, onLine, (problem) => problems.push(problem));
   if (problems.length > 0) throw new InputError(report(path, problems));
   if (cases.length === 0) {
     throw new InputError(
@@ -53,20 +47,120 @@ export function needsJudge(cases: readonly Case[]): boolean {
   return cases.some((c) => c.graders.some((g) => g.usesJudge));
 }
 
-async function readBytes(path: string): Promise<Buffer> {
+/**
+ * The longest line read. A case is a prompt and its graders; a line beyond this is almost
+ * certainly a mistake (a data dump, a missing newline), and holding it, its string and its
+ * parsed form in memory would cost several times its size before a single call is made.
+ */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * An over-long line is measured up to this size, then reading stops: a file with no newline at
+ * all (a binary dump, /dev/zero) would otherwise be read to its end, or forever.
+ */
+export const MAX_MEASURED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Streams the file line by line (a huge file is never in memory at once; an over-long line is
+ * measured, not kept), passing each non-blank line on, and returns the file's sha256.
+ */
+async function readLines(
+  path: string,
+  onLine: (line: number, text: string) => void,
+  onProblem: (problem: Problem) => void,
+): Promise<string> {
+  const hash = createHash("sha256");
+  const splitter = new LineSplitter((bytes, line, size) => {
+    if (size > MAX_LINE_BYTES) onProblem(tooLong(line, size));
+    else emit(bytes, line, onLine, onProblem);
+  });
   try {
-    return await readFile(path);
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+      hash.update(chunk as Buffer);
+      // Leaving the loop closes the file; the hash is then partial, but the load fails anyway.
+      if (!splitter.push(chunk as Buffer)) break;
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new InputError(`${path}: cannot read the case file (${code}) — check the path`);
   }
+  splitter.end();
+  return hash.digest("hex");
 }
 
-function decode(bytes: Buffer, path: string): string {
+// ignoreBOM keeps a BOM in the text: only the one opening the file is dropped (below).
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function emit(
+  bytes: Buffer,
+  line: number,
+  onLine: (line: number, text: string) => void,
+  onProblem: (problem: Problem) => void,
+): void {
+  let text: string;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
-    throw new InputError(`${path}: the case file is not valid UTF-8 — save it as UTF-8`);
+    onProblem({ line, what: "the line is not valid UTF-8", todo: "save the file as UTF-8" });
+    return;
+  }
+  if (line === 1) text = text.replace(/^\uFEFF/, "");
+  text = text.replace(/\r$/, "");
+  if (text.trim() !== "") onLine(line, text);
+}
+
+function tooLong(line: number, size: number): Problem {
+  const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+  const measured = size > MAX_MEASURED_BYTES ? `over ${mb(MAX_MEASURED_BYTES)}` : mb(size);
+  return {
+    line,
+    what: `line is ${measured}; the limit is ${mb(MAX_LINE_BYTES)}`,
+    todo: "keep each case small: put large inputs in files the target reads, not in the case",
+  };
+}
+
+/**
+ * Cuts a byte stream at "\n" (a byte that never occurs inside a multi-byte UTF-8 character).
+ * Keeps at most MAX_LINE_BYTES of the current line; past that it only counts the bytes, and
+ * past MAX_MEASURED_BYTES it ends the line and asks for no more input.
+ */
+class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private line = 1;
+
+  constructor(private readonly onLine: (bytes: Buffer, line: number, size: number) => void) {}
+
+  /** False once reading should stop (the line under way is already reported). */
+  push(chunk: Buffer): boolean {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      this.keep(chunk.subarray(start, nl));
+      this.flush();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.keep(chunk.subarray(start));
+    if (this.size <= MAX_MEASURED_BYTES) return true;
+    this.flush();
+    return false;
+  }
+
+  end(): void {
+    if (this.size > 0) this.flush();
+  }
+
+  private keep(part: Buffer): void {
+    if (this.size + part.length <= MAX_LINE_BYTES) this.parts.push(part);
+    else this.parts = [];
+    this.size += part.length;
+  }
+
+  private flush(): void {
+    const bytes = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
+    this.onLine(bytes, this.line, this.size);
+    this.parts = [];
+    this.size = 0;
+    this.line++;
   }
 }
 

@@ -45,7 +45,10 @@ export interface RunCaseOptions {
   judge: JudgeFn | null;
   /** The model name written on every row. */
   model: string;
-  /** Once aborted, no further sample starts (the one in flight finishes). */
+  /**
+   * Once aborted, no further sample starts and the target call in flight is cancelled: it ends as
+   * an error row saying it was interrupted, which a caller that aborted should drop.
+   */
   signal?: AbortSignal;
 }
 
@@ -66,11 +69,15 @@ export async function runCase(
   }
 }
 
-/** A judge that asks the judge model through a chat target: temperature 0, sample 0, cached. */
-export function makeJudge(target: ChatTarget, judgeModel: string): JudgeFn {
+/**
+ * A judge that asks the judge model through a chat target: temperature 0, sample 0, cached.
+ * Once `signal` aborts, a judge call in flight is cancelled too.
+ */
+export function makeJudge(target: ChatTarget, judgeModel: string, signal?: AbortSignal): JudgeFn {
   return async (prompt) => {
     const messages = [{ role: "user" as const, content: prompt }];
-    const result = await target.complete({ model: judgeModel, messages, temperature: 0 }, 0);
+    const request = { model: judgeModel, messages, temperature: 0 };
+    const result = await target.complete(request, 0, signal);
     return { text: result.text, usage: result.usage };
   };
 }
@@ -79,26 +86,27 @@ async function runSample(c: Case, sample: number, opts: RunCaseOptions): Promise
   const started = performance.now();
   let result: ChatResult;
   try {
-    result = await opts.target.complete(
-      { id: c.id, stratum: c.stratum, messages: c.messages },
-      sample,
-    );
+    const input = { id: c.id, stratum: c.stratum, messages: c.messages };
+    result = await opts.target.complete(input, sample, opts.signal);
   } catch (error) {
     return errorRow(c, sample, opts.model, error, Math.round(performance.now() - started));
   }
   const tally = new UsageTally();
   const judge = opts.judge === null ? null : tally.wrap(opts.judge);
   const request = c.messages.at(-1)?.content ?? "";
-  const { marks, reasons } = await gradeOutput(result.text, c.graders, {
+  const { marks, reasons, errors } = await gradeOutput(result.text, c.graders, {
     request,
     messages: c.messages,
     judge,
   });
   const pass = Object.values(marks).every(Boolean);
+  // A grader that could not grade (a judge call that failed) is an error, not a failure.
+  const broken = Object.entries(errors).map(([name, message]) => `${name}: ${message}`);
   return {
     ...baseRow(c, sample, opts.model),
     score: pass ? 1 : 0,
-    status: pass ? "passed" : "failed",
+    status: broken.length > 0 ? "error" : pass ? "passed" : "failed",
+    ...(broken.length > 0 ? { error: broken.join("; ").slice(0, 500) } : {}),
     marks,
     ...(Object.keys(reasons).length > 0 ? { reasons } : {}),
     model_version: result.model,

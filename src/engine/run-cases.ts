@@ -10,9 +10,10 @@ import {
   loadConfig,
 } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import { type Cache, createCache, type JsonValue } from "../model/cache.js";
+import { type Cache, createCache, type WriteBehindCache } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
 import { createCommandTarget } from "../model/command-target.js";
+import { redactUrl } from "../model/redact.js";
 import type { CaseTarget } from "../model/types.js";
 import { caseReportMarkdown } from "../report/case-markdown.js";
 import { buildCaseReport, type CaseReport, type TargetInfo } from "../report/case-report.js";
@@ -124,7 +125,7 @@ export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
   const manifest = manifestOf(plan, options, { runId, commit, startedAt });
   const rows = RowWriter.create(path.join(runDir, "rows.jsonl"), manifest, MANIFEST_ROOM);
   const tally = await runAll(plan, options, signal, rows);
-  const cacheProblem = await plan.cache.flush();
+  const warnings = await plan.cache.flush();
   const completedAt = new Date();
   const report = buildCaseReport(
     tally,
@@ -143,7 +144,6 @@ export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
   await writeFile(path.join(runDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(runDir, "report.md"), caseReportMarkdown(report));
   rows.close(closingFields(manifest, report));
-  const warnings = cacheProblem ? [cacheProblem] : [];
   return { config: plan.config, report, runDir, exitCode: exitCodeOf(report), warnings };
 }
 
@@ -217,7 +217,7 @@ async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<P
   const loaded = await loadCases(casesFile);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const apiKey = endpointKey(options, settings, request.model, judgeModel);
-  const cache = writeBehind(createCache(settings.cacheDir));
+  const cache = createCache(settings.cacheDir);
   const chat =
     apiKey === null
       ? null
@@ -225,7 +225,9 @@ async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<P
   const race = interrupter(signal);
   const judgeVersions = new Set<string>();
   const judge =
-    chat && judgeModel ? makeJudge(racing(recording(chat, judgeVersions), race), judgeModel) : null;
+    chat && judgeModel
+      ? makeJudge(racing(recording(chat, judgeVersions), race), judgeModel, signal)
+      : null;
   const built = await buildTarget(request, { chat, cache, settings, cwd, options });
   return {
     config,
@@ -233,7 +235,10 @@ async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<P
     cases: loaded.cases,
     casesFile,
     casesSha256: loaded.sha256,
-    target: { complete: (input, sample) => race(built.target.complete(input, sample)) },
+    target: {
+      complete: (input, sample, callSignal) =>
+        race(built.target.complete(input, sample, callSignal)),
+    },
     judge,
     info: built.info,
     cache,
@@ -358,61 +363,18 @@ async function buildTarget(
 }
 
 function racing(chat: ChatTarget, race: Race): ChatTarget {
-  return { complete: (request, sample) => race(chat.complete(request, sample)) };
+  return {
+    complete: (request, sample, callSignal) => race(chat.complete(request, sample, callSignal)),
+  };
 }
 
 /** Notes the model version string of every answer (for the manifest and the report). */
 function recording(chat: ChatTarget, versions: Set<string>): ChatTarget {
   return {
-    complete: async (request, sample) => {
-      const result = await chat.complete(request, sample);
+    complete: async (request, sample, callSignal) => {
+      const result = await chat.complete(request, sample, callSignal);
       versions.add(result.model);
       return result;
-    },
-  };
-}
-
-interface WriteBehindCache extends Cache {
-  /** Waits for every write; says how many failed (and why), or null. */
-  flush(): Promise<string | null>;
-}
-
-/** Cache writes in flight at once; beyond this, set() waits (memory stays bounded). */
-const MAX_PENDING_WRITES = 64;
-
-/**
- * Lets a call's result go on to grading while its cache entry is still being written: creating
- * a file costs more than a loopback call on some disks. An entry being written is served from
- * memory, so a judge prompt repeated by the next sample still hits. A failed write costs a call
- * next time, not this sample: it is counted and reported once at the end.
- */
-function writeBehind(cache: Cache): WriteBehindCache {
-  const pending = new Map<string, JsonValue>();
-  const writes = new Set<Promise<void>>();
-  let failed = 0;
-  let firstError = "";
-  return {
-    dir: cache.dir,
-    get: async (key) => (pending.has(key) ? pending.get(key) : cache.get(key)),
-    async set(key, value) {
-      if (writes.size >= MAX_PENDING_WRITES) await Promise.race(writes);
-      pending.set(key, value);
-      const write = cache
-        .set(key, value)
-        .catch((error: unknown) => {
-          failed++;
-          firstError ||= error instanceof Error ? error.message : String(error);
-        })
-        .finally(() => {
-          pending.delete(key);
-          writes.delete(write);
-        });
-      writes.add(write);
-    },
-    async flush() {
-      await Promise.all(writes);
-      if (failed === 0) return null;
-      return `${failed} cache write${failed === 1 ? "" : "s"} under ${cache.dir} failed (first: ${firstError}); those answers will be asked again next run`;
     },
   };
 }
@@ -420,8 +382,9 @@ function writeBehind(cache: Cache): WriteBehindCache {
 type Race = <T>(work: Promise<T>) => Promise<T>;
 
 /**
- * The targets take no abort signal, so a call in flight cannot be cancelled; on an interrupt its
- * sample is settled at once as an error (and dropped), and the call is left to finish or time out.
+ * The targets cancel a call on abort (the request closed, the command's process group killed),
+ * but a killed command may take its grace period to exit; on an interrupt the sample is settled
+ * at once as an error (and dropped) so the run ends without waiting for it.
  * One listener for the whole run: a listener per call costs more than the call's own bookkeeping.
  */
 function interrupter(signal: AbortSignal): Race {
@@ -510,10 +473,6 @@ function redactArgv(argv: readonly string[], apiKey: string | null): string[] {
     const scrubbed = apiKey && apiKey.length >= 4 ? arg.split(apiKey).join("[redacted]") : arg;
     return redactUrl(scrubbed);
   });
-}
-
-function redactUrl(text: string): string {
-  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, "$1[redacted]@");
 }
 
 /** The case file as messages show it: relative to the working directory when inside it. */

@@ -3,36 +3,46 @@ import type { GraderContext, GraderOutcome, GraderSpec } from "./types.js";
 export interface Grades {
   /** Grader name → passed, in the case's grader order. */
   marks: Record<string, boolean>;
-  /** Why a grader failed, for the failing graders that said so. */
+  /** Why a grader failed, for the failing graders that said so (errors included). */
   reasons: Record<string, string>;
+  /**
+   * Graders that could not decide (they threw: a judge call that failed, a bug in a custom
+   * grader), with why. The output was not judged, so the sample is an error, not a failure.
+   */
+  errors: Record<string, string>;
 }
 
-/** Runs every grader of a case on one output; a grader that throws fails with its message. */
+/** Runs every grader of a case on one output; a grader that throws is an error, marked failed. */
 export async function gradeOutput(
   output: string,
   graders: readonly GraderSpec[],
   ctx: GraderContext,
 ): Promise<Grades> {
   const outcomes = await Promise.all(graders.map((g) => safeGrade(g, output, ctx)));
-  const grades: Grades = { marks: {}, reasons: {} };
-  graders.forEach((g, i) => {
-    const outcome = outcomes[i] as GraderOutcome;
-    grades.marks[g.name] = outcome.pass;
-    if (!outcome.pass && outcome.reason) grades.reasons[g.name] = outcome.reason;
-  });
-  return grades;
+  const named = graders.map((g, i) => [g.name, outcomes[i] as SafeOutcome] as const);
+  // fromEntries defines own properties: a grader named "__proto__" must not vanish (and with
+  // it a failing mark) the way an assignment to it would.
+  return {
+    marks: Object.fromEntries(named.map(([name, o]) => [name, o.pass])),
+    reasons: Object.fromEntries(
+      named.flatMap(([name, o]) => (!o.pass && o.reason ? [[name, o.reason]] : [])),
+    ),
+    errors: Object.fromEntries(
+      named.flatMap(([name, o]) => (o.error !== undefined ? [[name, o.error]] : [])),
+    ),
+  };
 }
 
-async function safeGrade(
-  g: GraderSpec,
-  output: string,
-  ctx: GraderContext,
-): Promise<GraderOutcome> {
+interface SafeOutcome extends GraderOutcome {
+  error?: string;
+}
+
+async function safeGrade(g: GraderSpec, output: string, ctx: GraderContext): Promise<SafeOutcome> {
   try {
     const outcome = await g.grade(output, ctx);
     return { pass: outcome.pass === true, reason: outcome.reason };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { pass: false, reason: `grader error: ${message}` };
+    return { pass: false, reason: `grader error: ${message}`, error: message };
   }
 }

@@ -1,13 +1,17 @@
+import vm from "node:vm";
 import { z } from "zod";
 import { defineGrader } from "./define.js";
 import { pythonToJsRegex } from "./python-regex.js";
 
-/**
- * JavaScript regexes cannot be interrupted, so a pattern with catastrophic backtracking can hang
- * the process. Bounding the text it sees limits the damage of merely slow patterns but not of
- * exponential ones; running the match in a worker with a deadline is left to a later change.
- */
+/** Longer outputs are searched in their first this many characters only. */
 export const MAX_REGEX_INPUT = 1_000_000;
+
+/**
+ * A pattern with catastrophic backtracking (`(a+)+$` on 30 "a"s and a "!") runs for minutes and
+ * blocks the event loop, so no other sample could finish. A match that takes longer than this
+ * fails its grader instead.
+ */
+export const REGEX_TIMEOUT_MS = 1000;
 
 /** Matches anywhere in the output, ignoring case, "." matching newlines (Python re.S | re.I). */
 export const regex = defineGrader({
@@ -26,8 +30,50 @@ export const regex = defineGrader({
   }),
   grade(output, spec) {
     const seen = output.length > MAX_REGEX_INPUT ? output.slice(0, MAX_REGEX_INPUT) : output;
-    if (spec.re.test(seen)) return true;
+    const found = boundedTest(spec.re, seen, REGEX_TIMEOUT_MS);
+    if (found === true) return true;
+    if (found === "timeout") {
+      const reason =
+        `regex timed out after ${REGEX_TIMEOUT_MS} ms on ${seen.length} characters ` +
+        "(the pattern backtracks too much: avoid nested quantifiers such as (a+)+)";
+      return { pass: false, reason };
+    }
     const scope = seen === output ? "" : ` in the first ${MAX_REGEX_INPUT} characters`;
     return { pass: false, reason: `no match for /${spec.pattern}/${scope}` };
   },
 });
+
+/**
+ * V8 cannot interrupt a running regular expression from JavaScript, but the vm module's watchdog
+ * can (it terminates the execution from another thread). One context serves every call; a call
+ * costs about 0.1 ms, mostly the watchdog thread, against a match that may take forever.
+ */
+export function boundedTest(re: RegExp, text: string, timeoutMs: number): boolean | "timeout" {
+  const sandbox = matchContext();
+  sandbox.re = re;
+  sandbox.text = text;
+  try {
+    return MATCH.runInContext(sandbox, { timeout: timeoutMs }) === true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") return "timeout";
+    throw error;
+  } finally {
+    // The context lives as long as the process: do not keep the last output alive with it.
+    sandbox.re = null;
+    sandbox.text = "";
+  }
+}
+
+const MATCH = new vm.Script("re.test(text)", { filename: "eval-banana-regex-grader" });
+
+interface MatchSandbox extends vm.Context {
+  re: RegExp | null;
+  text: string;
+}
+
+let shared: MatchSandbox | undefined;
+
+function matchContext(): MatchSandbox {
+  shared ??= vm.createContext({ re: null, text: "" }) as MatchSandbox;
+  return shared;
+}

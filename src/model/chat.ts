@@ -1,6 +1,9 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
+import { InterruptedError, interruptible } from "./abort.js";
 import { type Cache, type ChatRequestIdentity, chatCacheKey } from "./cache.js";
+import { createHttpFetch } from "./http-fetch.js";
+import { redactUrl } from "./redact.js";
 import { readStoredResult, storedResult } from "./stored-result.js";
 import type { CaseTarget, ChatResult, Message } from "./types.js";
 
@@ -12,7 +15,8 @@ export interface ChatRequest {
 }
 
 export interface ChatTarget {
-  complete(request: ChatRequest, sample: number): Promise<ChatResult>;
+  /** Once `signal` aborts, the request is cancelled and this rejects saying it was interrupted. */
+  complete(request: ChatRequest, sample: number, signal?: AbortSignal): Promise<ChatResult>;
 }
 
 export interface ChatTargetOptions {
@@ -38,19 +42,22 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
     baseURL: options.baseURL,
     timeout: timeoutMs,
     maxRetries,
-    fetch: bufferedFetch,
+    fetch: createHttpFetch(),
   });
-  const describe = (model: string) => `model "${model}" at ${options.baseURL}`;
-  const call = async (request: ChatRequest): Promise<ChatResult> => {
+  const describe = (model: string) => `model "${model}" at ${redactUrl(options.baseURL)}`;
+  const call = async (request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> => {
     const started = performance.now();
-    let body: unknown;
+    const body = {
+      model: request.model,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      temperature: request.temperature,
+      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    };
+    let answer: unknown;
     try {
-      body = await client.chat.completions.create({
-        model: request.model,
-        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-        temperature: request.temperature,
-        ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-      });
+      answer = await interruptible(signal, (own) =>
+        client.chat.completions.create(body, own ? { signal: own } : undefined),
+      );
     } catch (error) {
       throw failure(
         `${describe(request.model)}: ${callErrorText(error, timeoutMs, maxRetries + 1)}`,
@@ -59,19 +66,19 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
     }
     const ms = Math.round(performance.now() - started);
     try {
-      return { ...interpretCompletion(body, request.model), ms, cached: false };
+      return { ...interpretCompletion(answer, request.model), ms, cached: false };
     } catch (error) {
       throw failure(`${describe(request.model)}: ${errorText(error)}`, options);
     }
   };
   return {
-    async complete(request, sample) {
+    async complete(request, sample, signal) {
       const cache = options.cache;
-      if (cache === null) return call(request);
+      if (cache === null) return call(request, signal);
       const key = chatCacheKey(identity(options.baseURL, request), sample);
       const hit = readStoredResult(await cache.get(key));
       if (hit) return hit;
-      const result = await call(request);
+      const result = await call(request, signal);
       await cache.set(key, storedResult(result));
       return result;
     },
@@ -84,7 +91,8 @@ export function chatCaseTarget(
   settings: { model: string; temperature: number; maxTokens?: number },
 ): CaseTarget {
   return {
-    complete: (input, sample) => chat.complete({ ...settings, messages: input.messages }, sample),
+    complete: (input, sample, signal) =>
+      chat.complete({ ...settings, messages: input.messages }, sample, signal),
   };
 }
 
@@ -95,21 +103,6 @@ function identity(baseURL: string, request: ChatRequest): ChatRequestIdentity {
     messages: request.messages,
     params: { temperature: request.temperature, max_tokens: request.maxTokens },
   };
-}
-
-/**
- * The client's per-attempt timeout stops once the headers arrive; reading the whole body inside
- * fetch keeps a body that stalls after the headers under that timeout (and its retries) too.
- */
-async function bufferedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  const body = await response.arrayBuffer();
-  const nullBody = [204, 205, 304].includes(response.status);
-  return new Response(nullBody ? null : body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
 }
 
 const completionSchema = z.object({
@@ -159,7 +152,7 @@ function callErrorText(error: unknown, timeoutMs: number, attempts: number): str
     const each = attempts > 1 ? ` (each of ${attempts} attempts)` : "";
     return `timed out after ${timeoutMs / 1000}s${each}`;
   }
-  if (error instanceof APIUserAbortError) return "aborted";
+  if (error instanceof InterruptedError || error instanceof APIUserAbortError) return "interrupted";
   if (error instanceof SyntaxError)
     return `endpoint answered with malformed JSON (${error.message})`;
   if (error instanceof APIError && error.status !== undefined) return `HTTP ${error.message}`;

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type ProcessResult, runProcess } from "../process/run.js";
+import { InterruptedError } from "./abort.js";
 import { splitCommand } from "./argv.js";
 import { type Cache, commandCacheKey } from "./cache.js";
 import { readStoredResult, storedResult } from "./stored-result.js";
@@ -27,7 +28,14 @@ export function createCommandTarget(options: CommandTargetOptions): CaseTarget {
   const [program, ...args] = splitCommand(options.command);
   const cwd = resolve(options.cwd);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const run = async (input: CaseInput, sample: number): Promise<ChatResult> => {
+  const describe = `command ${JSON.stringify(options.command)}`;
+  const run = async (
+    input: CaseInput,
+    sample: number,
+    signal?: AbortSignal,
+  ): Promise<ChatResult> => {
+    // Not started at all once interrupted; otherwise this waits until the process group is gone.
+    if (signal?.aborted) throw new InterruptedError(`${describe} was interrupted`);
     const result = await runProcess({
       command: program as string,
       args,
@@ -36,22 +44,24 @@ export function createCommandTarget(options: CommandTargetOptions): CaseTarget {
       timeoutMs,
       stdin: JSON.stringify({ ...caseJson(input), sample }),
       keepChars: MAX_OUTPUT_CHARS,
+      signal,
     });
+    if (result.aborted) throw new InterruptedError(`${describe} was interrupted`);
     const problem = failureOf(result, timeoutMs);
-    if (problem) throw new Error(`command ${JSON.stringify(options.command)} ${problem}`);
+    if (problem) throw new Error(`${describe} ${problem}`);
     return { text: result.stdout, model: options.command, usage: {}, ms: result.ms, cached: false };
   };
   return {
-    async complete(input, sample) {
+    async complete(input, sample, signal) {
       const cache = options.cache;
-      if (cache === null) return run(input, sample);
+      if (cache === null) return run(input, sample, signal);
       const key = commandCacheKey(
         { command: options.command, cwd, input: caseJson(input) },
         sample,
       );
       const hit = readStoredResult(await cache.get(key));
       if (hit) return hit;
-      const result = await run(input, sample);
+      const result = await run(input, sample, signal);
       await cache.set(key, storedResult(result));
       return result;
     },
@@ -69,7 +79,6 @@ function caseJson(input: CaseInput) {
 function failureOf(result: ProcessResult, timeoutMs: number): string | null {
   if (result.spawnError !== null) return `could not start: ${result.spawnError}`;
   if (result.timedOut) return `timed out after ${timeoutMs / 1000}s`;
-  if (result.aborted) return "was aborted";
   const stderr = lastLine(result.stderr);
   const detail = stderr ? `: ${stderr}` : " (stderr empty)";
   if (result.signal !== null) return `was killed by ${result.signal}${detail}`;

@@ -32,5 +32,9 @@ export interface CaseInput {
 
 /** Produces the output a case grades: a model behind an endpoint, or a command. */
 export interface CaseTarget {
-  complete(input: CaseInput, sample: number): Promise<ChatResult>;
+  /**
+   * Once `signal` aborts, the call is cancelled (a request closed, a command's process group
+   * killed) and this rejects with an error saying it was interrupted.
+   */
+  complete(input: CaseInput, sample: number, signal?: AbortSignal): Promise<ChatResult>;
 }

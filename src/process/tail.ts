@@ -37,12 +37,27 @@ function countLeadBytes(chunk: Buffer): number {
   return count;
 }
 
-/** The last `count` characters (code points, so no surrogate pair is cut in half). */
+/**
+ * The last `count` characters (code points, so no surrogate pair is cut in half). Walks back
+ * from the end: no array of characters, since the text can be megabytes long.
+ */
 export function lastCodePoints(text: string, count: number): string {
-  if (text.length <= count) return text;
-  return Array.from(text.slice(-count * 2))
-    .slice(-count)
-    .join("");
+  let start = text.length;
+  for (let seen = 0; seen < count && start > 0; seen++) {
+    const pair = start >= 2 && isLowSurrogate(text, start - 1) && isHighSurrogate(text, start - 2);
+    start -= pair ? 2 : 1;
+  }
+  return text.slice(start);
+}
+
+function isHighSurrogate(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** The last non-blank line of captured output, trimmed (what usually says why it failed). */

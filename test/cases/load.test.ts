@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCases, needsJudge } from "../../src/cases/load.js";
+import { loadCases, MAX_LINE_BYTES, needsJudge } from "../../src/cases/load.js";
 import { InputError } from "../../src/errors.js";
 
 const fixtures = join(import.meta.dirname, "../fixtures/cases");
@@ -147,5 +147,57 @@ describe("loadCases", () => {
       /cannot read the case file \(ENOENT\)/,
     );
     expect(await loadError(await file("empty.jsonl", "\n\n"))).toMatch(/no cases/);
+  });
+  it("reports an over-long line with its size and the limit, and goes on with the others", async () => {
+    const big = valid("big", { stratum: "x".repeat(MAX_LINE_BYTES + 1024 * 1024) });
+    const path = await file("big.jsonl", [valid("a"), big, "{", valid("b")].join("\n"));
+    const message = await loadError(path);
+    expect(message).toContain(`${path}:2: line is 11 MB; the limit is 10 MB — `);
+    expect(message).toMatch(new RegExp(`${path}:3: invalid JSON`));
+    expect(message.length).toBeLessThan(2000);
+  });
+
+  it("accepts a line just under the limit and a last line without a newline", async () => {
+    const pad = MAX_LINE_BYTES - valid("edge", { stratum: "" }).length;
+    const edge = valid("edge", { stratum: "y".repeat(pad) });
+    expect(Buffer.byteLength(edge)).toBe(MAX_LINE_BYTES);
+    const path = await file("edge.jsonl", `${edge}\n${valid("last")}`);
+    const { cases } = await loadCases(path);
+    expect(cases.map((c) => [c.id, c.line])).toEqual([
+      ["edge", 1],
+      ["last", 2],
+    ]);
+  });
+
+  it("hashes the whole file while streaming it", async () => {
+    const text = Array.from({ length: 3000 }, (_, i) =>
+      valid(`c${i}`, { stratum: "s".repeat(500) }),
+    );
+    const path = await file("many-cases.jsonl", text.join("\n"));
+    const { cases, sha256 } = await loadCases(path);
+    expect(cases).toHaveLength(3000);
+    expect(cases.at(-1)?.line).toBe(3000);
+    expect(sha256).toBe(createHash("sha256").update(text.join("\n")).digest("hex"));
+  });
+
+  it("names the line that is not valid UTF-8", async () => {
+    const bad = Buffer.concat([
+      Buffer.from(`${valid("a")}\n`),
+      Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+    ]);
+    const path = join(dir, "latin.jsonl");
+    await writeFile(path, bad);
+    expect(await loadError(path)).toMatch(new RegExp(`${path}:2: the line is not valid UTF-8`));
+  });
+
+  it("stops reading a file without newlines once its line is past 256 MB", async () => {
+    const started = performance.now();
+    const message = await loadError("/dev/zero");
+    expect(message).toMatch(/^\/dev\/zero:1: line is over 256 MB; the limit is 10 MB — /m);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("explains a folder given as the case file", async () => {
+    expect(await loadError(dir)).toMatch(/cannot read the case file \(EISDIR\)/);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { loadCases } from "../../src/cases/load.js";
 import { type CaseRow, makeJudge, type RunCaseOptions, runCase } from "../../src/cases/run-case.js";
 import type { Case } from "../../src/cases/schema.js";
-import { createCache } from "../../src/model/cache.js";
+import { createCache, type WriteBehindCache } from "../../src/model/cache.js";
 import { chatCaseTarget, createChatTarget } from "../../src/model/chat.js";
 import { createCommandTarget } from "../../src/model/command-target.js";
 import type { CaseTarget } from "../../src/model/types.js";
@@ -52,13 +52,13 @@ const greet = {
   ],
 };
 
-function chat(options: { timeoutMs?: number; maxRetries?: number; cache?: string } = {}) {
+function chat(options: { timeoutMs?: number; maxRetries?: number; cache?: WriteBehindCache } = {}) {
   return createChatTarget({
     baseURL: server.baseURL,
     apiKey: "sk-test-SECRET123",
     timeoutMs: options.timeoutMs ?? 2000,
     maxRetries: options.maxRetries ?? 0,
-    cache: options.cache ? createCache(options.cache) : null,
+    cache: options.cache ?? null,
   });
 }
 
@@ -132,12 +132,16 @@ describe("runCase", () => {
   });
 
   it("re-runs from the cache with no request reaching the server", async () => {
-    const cache = join(dir, "rerun-cache");
-    const target = () => chatCaseTarget(chat({ cache }), { model: "m1", temperature: 0.7 });
+    const cacheDir = join(dir, "rerun-cache");
+    const target = (cache: WriteBehindCache) =>
+      chatCaseTarget(chat({ cache }), { model: "m1", temperature: 0.7 });
     const c = await oneCase(greet);
-    const first = await rowsOf(c, { k: 2, target: target() });
+    const firstCache = createCache(cacheDir);
+    const first = await rowsOf(c, { k: 2, target: target(firstCache) });
+    expect(await firstCache.flush()).toEqual([]);
     const count = server.requests.length;
-    const again = await rowsOf(c, { k: 2, target: target() });
+    // A fresh cache object reads what the first run wrote, as the next run would.
+    const again = await rowsOf(c, { k: 2, target: target(createCache(cacheDir)) });
     expect(server.requests).toHaveLength(count);
     expect(again).toEqual(first.map((r) => ({ ...r, cached: true })));
   });
@@ -155,6 +159,50 @@ describe("runCase", () => {
       },
     );
     expect(rows).toHaveLength(2);
+  });
+});
+
+describe("runCase aborted", () => {
+  async function abortMidCall(target: CaseTarget, started: () => boolean) {
+    const controller = new AbortController();
+    const rows: CaseRow[] = [];
+    const options = { k: 3, target, judge: null, model: "m1", signal: controller.signal };
+    const running = runCase(await oneCase(greet), options, (row) => rows.push(row));
+    const end = performance.now() + 5000;
+    while (!started() && performance.now() < end) await new Promise((r) => setTimeout(r, 5));
+    const abortedAt = performance.now();
+    controller.abort();
+    await running;
+    return { rows, ms: performance.now() - abortedAt };
+  }
+
+  it("cancels the model call in flight and starts no other sample", async () => {
+    server.script = () => "hang";
+    const target = chatCaseTarget(chat({ timeoutMs: 30_000 }), { model: "m1", temperature: 0 });
+    const { rows, ms } = await abortMidCall(target, () => server.requests.length > 0);
+    expect(ms).toBeLessThan(500);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ sample: 0, status: "error" });
+    expect(rows[0]?.error).toMatch(/interrupted$/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("kills the command in flight", async () => {
+    const node = JSON.stringify(process.execPath);
+    const target = createCommandTarget({
+      command: `${node} hang-target.mjs`,
+      cwd: fixtures,
+      timeoutMs: 30_000,
+      cache: null,
+    });
+    let started = false;
+    setTimeout(() => {
+      started = true;
+    }, 200);
+    const { rows, ms } = await abortMidCall(target, () => started);
+    expect(ms).toBeLessThan(2000);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.error).toMatch(/was interrupted$/);
   });
 });
 
@@ -179,10 +227,11 @@ describe("judge graders through the chat target", () => {
 
   it("passes on the judge's verdict, with judge tokens on the row, cached at temperature 0", async () => {
     server.script = judgeAnswers('I checked.\n{"score": 1, "reason": "it greets"}');
-    const cache = join(dir, "judge-cache");
-    const judge = () => makeJudge(chat({ cache }), "judge-1");
+    const cacheDir = join(dir, "judge-cache");
+    const firstCache = createCache(cacheDir);
     const c = await oneCase(toneCase);
-    const [row] = await rowsOf(c, { judge: judge() });
+    const [row] = await rowsOf(c, { judge: makeJudge(chat({ cache: firstCache }), "judge-1") });
+    await firstCache.flush();
     expect(row).toMatchObject({
       score: 1,
       status: "passed",
@@ -196,7 +245,7 @@ describe("judge graders through the chat target", () => {
     expect(judgeCall?.json).toMatchObject({ temperature: 0, messages: [{ role: "user" }] });
     expect(JSON.stringify(judgeCall?.json)).toContain("echo: Say hello");
     const count = server.requests.length;
-    await rowsOf(c, { judge: judge() });
+    await rowsOf(c, { judge: makeJudge(chat({ cache: createCache(cacheDir) }), "judge-1") });
     expect(server.requests).toHaveLength(count + 1);
   });
 

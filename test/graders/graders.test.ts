@@ -211,6 +211,37 @@ describe("gradeOutput", () => {
       absent: 'found "hi"',
       judge: "grader error: no judge model is configured",
     });
+    expect(grades.errors).toEqual({ judge: "no judge model is configured" });
+  });
+
+  it("keeps a grader named __proto__ (or constructor) as a mark of its own", async () => {
+    const graders = [
+      spec({ type: "contains", name: "__proto__", all: ["nope"] }),
+      spec({ type: "contains", name: "constructor", all: ["yes"] }),
+    ];
+    const grades = await gradeOutput("yes", graders, ctx);
+    expect(Object.entries(grades.marks)).toEqual([
+      ["__proto__", false],
+      ["constructor", true],
+    ]);
+    expect(Object.values(grades.marks).every(Boolean)).toBe(false);
+    expect(JSON.parse(JSON.stringify(grades.reasons))).toEqual(
+      JSON.parse('{"__proto__": "missing \\"nope\\""}'),
+    );
+  });
+
+  it("tells a grader that threw (an error) from one that failed", async () => {
+    const failing = spec({ type: "equals", value: "no" });
+    const throwing: GraderSpec = {
+      type: "custom",
+      name: "custom",
+      usesJudge: false,
+      grade: () => Promise.reject(new Error("judge call failed: HTTP 503")),
+    };
+    const grades = await gradeOutput("yes", [failing, throwing], ctx);
+    expect(grades.marks).toEqual({ equals: false, custom: false });
+    expect(grades.errors).toEqual({ custom: "judge call failed: HTTP 503" });
+    expect(grades.reasons.custom).toBe("grader error: judge call failed: HTTP 503");
   });
 });
 

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,5 +97,80 @@ describe("createCommandTarget", () => {
     expect(again).toEqual({ ...first, cached: true });
     expect(other.cached).toBe(false);
     expect(other.text).toMatch(/sample 1\)$/);
+  });
+});
+
+/** Alive and not a zombie (a reparented grandchild may wait for a reaper that never comes). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+async function until(condition: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  while (!(await condition()) && performance.now() < end) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("createCommandTarget aborted", () => {
+  it("kills the hanging command and what it started, and says it was interrupted", async () => {
+    const pids = join(dir, "pids.json");
+    // Starts a grandchild, writes both pids, then never answers.
+    const script = join(dir, "spawn-and-hang.mjs");
+    await writeFile(
+      script,
+      `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+writeFileSync(process.argv[2], JSON.stringify([process.pid, child.pid]));
+setInterval(() => {}, 1000);
+`,
+    );
+    const target = createCommandTarget({
+      command: `${node} ${JSON.stringify(script)} ${JSON.stringify(pids)}`,
+      cwd: dir,
+      timeoutMs: 30_000,
+      cache: null,
+    });
+    const controller = new AbortController();
+    const call = target.complete(input, 0, controller.signal);
+    const started = async () => (await readFile(pids, "utf8").catch(() => "")) !== "";
+    await until(started, 5000);
+    const [parent, grandchild] = JSON.parse(await readFile(pids, "utf8")) as number[];
+    expect(alive(parent as number) && alive(grandchild as number)).toBe(true);
+    const abortedAt = performance.now();
+    controller.abort();
+    await expect(call).rejects.toThrow(/^command ".*" was interrupted$/);
+    expect(performance.now() - abortedAt).toBeLessThan(2000);
+    expect(alive(parent as number)).toBe(false);
+    await until(async () => !alive(grandchild as number), 1000);
+    expect(alive(grandchild as number)).toBe(false);
+  });
+
+  it("starts nothing once already aborted", async () => {
+    const marker = join(dir, "started");
+    const script = join(dir, "touch.mjs");
+    await writeFile(
+      script,
+      'import { writeFileSync } from "node:fs";\nwriteFileSync(process.argv[2], "");\n',
+    );
+    const target = createCommandTarget({
+      command: `${node} ${JSON.stringify(script)} ${JSON.stringify(marker)}`,
+      cwd: dir,
+      cache: null,
+    });
+    await expect(target.complete(input, 0, AbortSignal.abort())).rejects.toThrow(
+      /was interrupted$/,
+    );
+    expect(await readFile(marker).catch(() => null)).toBeNull();
   });
 });

@@ -1,11 +1,19 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/run.js";
 
 const node = process.execPath;
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), "eb-proc-"));
+const dirs: string[] = [];
+const tmp = () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "eb-proc-"));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 function nodeScript(code: string, extra: Partial<Parameters<typeof runProcess>[0]> = {}) {
   return runProcess({ command: node, args: ["-e", code], cwd: os.tmpdir(), ...extra });
@@ -93,3 +101,12 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe("lastCodePoints", () => {
+  it("keeps whole surrogate pairs and exactly the last n characters", async () => {
+    const { lastCodePoints } = await import("../../src/process/tail.js");
+    expect(lastCodePoints("ab🍌c🍌", 3)).toBe("🍌c🍌");
+    expect(lastCodePoints("ab🍌c🍌", 10)).toBe("ab🍌c🍌");
+    expect(lastCodePoints("abc", 0)).toBe("");
+  });
+});
