@@ -50,6 +50,8 @@ export interface RunCaseOptions {
    * an error row saying it was interrupted, which a caller that aborted should drop.
    */
   signal?: AbortSignal;
+  /** Samples already done in an earlier attempt of the run (`--resume`): skipped. */
+  done?: ReadonlySet<number>;
 }
 
 const MAX_ERROR_CHARS = 500;
@@ -65,6 +67,7 @@ export async function runCase(
 ): Promise<void> {
   for (let sample = 0; sample < opts.k; sample++) {
     if (opts.signal?.aborted) return;
+    if (opts.done?.has(sample)) continue;
     onRow(await runSample(c, sample, opts));
   }
 }

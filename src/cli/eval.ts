@@ -1,3 +1,4 @@
+import path from "node:path";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { runCases } from "../engine/run-cases.js";
 import { EXIT, InputError } from "../errors.js";
@@ -20,6 +21,7 @@ export interface EvalFlags extends Record<string, unknown> {
   out?: string;
   outputDir?: string;
   flatOutput?: boolean;
+  resume?: string;
   verbose?: boolean;
 }
 
@@ -46,6 +48,7 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
       maxTokens: integer("--max-tokens", flags.maxTokens),
       cache: flags.cache,
       flatOutput: flags.flatOutput,
+      resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
       onProgress: progress.update,
       argv: process.argv.slice(2),

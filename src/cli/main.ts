@@ -139,6 +139,10 @@ addSettingOptions(
       .option("--cache", "also cache --target outputs (model calls are cached by default)")
       .option("--no-cache", "neither read nor write the cache")
       .option("--out <DIR>", "same as --output-dir")
+      .option(
+        "--resume <RUN>",
+        "finish an interrupted run folder: only its missing case × sample pairs run",
+      )
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
       .option("--cwd <PATH>", "working directory: config search, case file and --target", ".")
       .option("--verbose", "print debug information to stderr"),

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { loadCases, needsJudge } from "../cases/load.js";
@@ -18,6 +19,7 @@ import type { CaseTarget } from "../model/types.js";
 import { caseReportMarkdown } from "../report/case-markdown.js";
 import { buildCaseReport, type CaseReport, type TargetInfo } from "../report/case-report.js";
 import { CaseTally } from "../report/case-tally.js";
+import { readRows } from "../report/read-rows.js";
 import { gitCommit } from "./git.js";
 import { runPool } from "./pool.js";
 import { RowWriter } from "./rows.js";
@@ -50,6 +52,8 @@ export interface RunCasesOptions extends LoadConfigOptions {
   cache?: boolean;
   /** Write into `--output-dir` itself instead of a `<run_id>` folder inside it. */
   flatOutput?: boolean;
+  /** An interrupted run folder to finish: only its missing case × sample pairs run. */
+  resume?: string;
   /** Abort to stop launching samples and drop the ones in flight (Ctrl-C). */
   signal?: AbortSignal;
   /** Each row as it is written, in completion order. */
@@ -111,20 +115,12 @@ const INTERRUPTED = "interrupted before the sample finished";
 export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
   const signal = options.signal ?? new AbortController().signal;
   const plan = await planRun(options, signal);
-  const startedAt = new Date();
-  const runId = newRunId(startedAt);
-  const [commit, runDir] = await Promise.all([
-    gitCommit(plan.config.projectRoot),
-    createRunFolder({
-      outputDir: plan.config.outputDir,
-      runId,
-      flat: options.flatOutput ?? false,
-      outputDirFromFlag: plan.config.outputDirFromFlag,
-    }),
-  ]);
-  const manifest = manifestOf(plan, options, { runId, commit, startedAt });
-  const rows = RowWriter.create(path.join(runDir, "rows.jsonl"), manifest, MANIFEST_ROOM);
-  const tally = await runAll(plan, options, signal, rows);
+  const run =
+    options.resume === undefined
+      ? await startRun(plan, options)
+      : await resumeRun(options.resume, plan);
+  const { runId, runDir, manifest, rows, startedAt } = run;
+  const tally = await runAll(plan, options, signal, rows, run.earlier);
   const warnings = await plan.cache.flush();
   const completedAt = new Date();
   const report = buildCaseReport(
@@ -143,7 +139,10 @@ export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
   );
   await writeFile(path.join(runDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(runDir, "report.md"), caseReportMarkdown(report));
-  rows.close(closingFields(manifest, report));
+  rows.close({
+    ...closingFields(manifest, report),
+    ...(run.resumes > 0 ? { resumes: run.resumes } : {}),
+  });
   return { config: plan.config, report, runDir, exitCode: exitCodeOf(report), warnings };
 }
 
@@ -162,17 +161,87 @@ function describeRun(plan: Plan) {
   };
 }
 
+interface OpenRun {
+  runId: string;
+  runDir: string;
+  manifest: Record<string, unknown>;
+  rows: RowWriter;
+  startedAt: Date;
+  /** Rows written by earlier attempts of this run (`--resume`). */
+  earlier: CaseRow[];
+  resumes: number;
+}
+
+async function startRun(plan: Plan, options: RunCasesOptions): Promise<OpenRun> {
+  const startedAt = new Date();
+  const runId = newRunId(startedAt);
+  const [commit, runDir] = await Promise.all([
+    gitCommit(plan.config.projectRoot),
+    createRunFolder({
+      outputDir: plan.config.outputDir,
+      runId,
+      flat: options.flatOutput ?? false,
+      outputDirFromFlag: plan.config.outputDirFromFlag,
+    }),
+  ]);
+  const manifest = manifestOf(plan, options, { runId, commit, startedAt });
+  const rows = RowWriter.create(path.join(runDir, "rows.jsonl"), manifest, MANIFEST_ROOM);
+  return { runId, runDir, manifest, rows, startedAt, earlier: [], resumes: 0 };
+}
+
+/** What must not change for `--resume` to finish a run as if it had never stopped. */
+const RESUME_KEYS = ["cases_sha256", "target", "judge_model", "k", "temperature", "max_tokens"];
+
+/**
+ * Reopens an interrupted run of the same cases, target and settings (else an InputError naming
+ * what differs); its rows are kept and only the missing case × sample pairs run.
+ */
+async function resumeRun(runDir: string, plan: Plan): Promise<OpenRun> {
+  const file = path.join(runDir, "rows.jsonl");
+  if (!existsSync(file))
+    throw new InputError(`--resume ${runDir}: not a run folder (no rows.jsonl)`);
+  const { writer: rows, manifest } = RowWriter.reopen(file);
+  const now: Record<string, unknown> = describeRun(plan);
+  const changed = RESUME_KEYS.filter(
+    (key) => JSON.stringify(manifest[key]) !== JSON.stringify(now[key]),
+  );
+  if (manifest.kind !== "cases" || changed.length > 0) {
+    rows.close({});
+    const why =
+      manifest.kind !== "cases" ? "it is not a run of eb eval" : `${changed.join(", ")} changed`;
+    throw new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
+  }
+  return {
+    runId: String(manifest.run_id),
+    runDir,
+    manifest,
+    rows,
+    startedAt: new Date(String(manifest.started_at)),
+    // Written by this program with these exact fields.
+    earlier: (await readRows(file)) as unknown as CaseRow[],
+    resumes: Number(manifest.resumes ?? 0) + 1,
+  };
+}
+
 async function runAll(
   plan: Plan,
   options: RunCasesOptions,
   signal: AbortSignal,
   rows: RowWriter,
+  earlier: readonly CaseRow[],
 ): Promise<CaseTally> {
   const tally = new CaseTally(plan.cases);
+  const done = new Map<string, Set<number>>();
+  for (const row of earlier) {
+    tally.add(row);
+    const samples = done.get(row.id) ?? new Set<number>();
+    samples.add(row.sample);
+    done.set(row.id, samples);
+  }
   const progress: CaseProgress = {
     casesDone: 0,
     casesTotal: plan.cases.length,
-    samplesDone: 0,
+    samplesDone: earlier.length,
     samplesTotal: plan.cases.length * plan.k,
     passed: 0,
     errors: 0,
@@ -197,7 +266,7 @@ async function runAll(
     plan.cases,
     plan.settings.workers,
     async (c) => {
-      await runCase(c, { ...runOptions, model }, onRow);
+      await runCase(c, { ...runOptions, model, done: done.get(c.id) }, onRow);
       if (signal.aborted) return;
       progress.casesDone++;
       options.onProgress?.(progress);

@@ -457,6 +457,31 @@ describe("eb eval interrupted", () => {
     expect(report).toMatchObject({ interrupted: true, run_passed: false, samples_planned: 20 });
     expect(report.stats).toMatchObject({ items: 4, samples: 4 });
     expect(readFileSync(path.join(runDir, "report.md"), "utf8")).toContain("| Interrupted | yes");
+
+    // --resume runs only the 16 missing samples and ends as an uninterrupted run would.
+    server.script = mock;
+    const before = server.requests.length;
+    const args = ["cases.jsonl", "-m", "mock", "--api-base", server.baseURL, "--no-cache"];
+    const resumed = await runEb(["eval", ...args, "--resume", runDir], {
+      cwd: root,
+      env: { EVAL_BANANA_API_KEY: KEY },
+    });
+    expect(resumed.code).toBe(0);
+    expect(server.requests.length - before).toBe(16);
+    const after = readLines(runDir);
+    expect(after[0]).toHaveProperty("manifest.interrupted", false);
+    expect(after[0]).toHaveProperty("manifest.resumes", 1);
+    const ids = (after.slice(1) as unknown as Row[]).map((r) => r.id).sort();
+    expect(ids).toEqual(lines.map((_, i) => `c${i}`).sort());
+    expect(readReport(runDir)).toMatchObject({ interrupted: false, run_passed: true });
+    expect(readReport(runDir).stats).toMatchObject({ items: 20, samples: 20, pass_rate: 1 });
+
+    const otherK = await runEb(["eval", ...args, "-k", "2", "--resume", runDir], {
+      cwd: root,
+      env: { EVAL_BANANA_API_KEY: KEY },
+    });
+    expect(otherK.code).toBe(2);
+    expect(otherK.stderr).toContain("k changed");
   });
 });
 
