@@ -1,0 +1,254 @@
+import path from "node:path";
+import { loadCases, needsJudge } from "../cases/load.js";
+import { type JudgeFn, makeJudge } from "../cases/run-case.js";
+import type { Case } from "../cases/schema.js";
+import { type Config, type EvalConfig, loadConfig } from "../config/load.js";
+import { InputError } from "../errors.js";
+import { type Cache, createCache, type WriteBehindCache } from "../model/cache.js";
+import type { ChatTarget } from "../model/chat.js";
+import { createCommandTarget } from "../model/command-target.js";
+import { redactUrl } from "../model/redact.js";
+import type { CaseTarget } from "../model/types.js";
+import type { TargetInfo } from "../report/case-report.js";
+import type { RunCasesOptions } from "./run-cases.js";
+
+/** Everything a run needs, checked before the first call. */
+export interface Plan {
+  config: Config;
+  settings: EvalConfig;
+  cases: Case[];
+  casesFile: string;
+  casesSha256: string;
+  target: CaseTarget;
+  judge: JudgeFn | null;
+  info: TargetInfo;
+  cache: WriteBehindCache;
+  k: number;
+  /** Sampling parameters sent to a model target; null for a command. */
+  temperature: number | null;
+  maxTokens: number | null;
+  apiKey: string | null;
+  judgeVersions: Set<string>;
+}
+
+const INTERRUPTED = "interrupted before the sample finished";
+
+/** What the manifest and the report both say about the run's inputs. */
+export function describeRun(plan: Plan) {
+  return {
+    project_root: plan.config.projectRoot,
+    cases_file: plan.casesFile,
+    cases_sha256: plan.casesSha256,
+    target: plan.info,
+    judge_model: plan.judge === null ? null : plan.settings.judge,
+    judge_model_versions: [...plan.judgeVersions].sort(),
+    k: plan.k,
+    temperature: plan.temperature,
+    max_tokens: plan.maxTokens,
+  };
+}
+
+/** Validates everything and builds the targets; throws InputError, makes no call. */
+export async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
+  const request = checkRequest(options);
+  const config = options.config ?? (await loadConfig(options));
+  const settings = config.eval;
+  const cwd = path.resolve(options.cwd ?? ".");
+  const casesFile = displayPath(path.resolve(cwd, options.cases));
+  const loaded = await loadCases(casesFile);
+  const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
+  const apiKey = endpointKey(options, settings, request.model, judgeModel);
+  const cache = createCache(settings.cacheDir);
+  const chat =
+    apiKey === null
+      ? null
+      : await chatTarget(settings, apiKey, options.cache === false ? null : cache);
+  const race = interrupter(signal);
+  const judgeVersions = new Set<string>();
+  const judge =
+    chat && judgeModel
+      ? makeJudge(racing(recording(chat, judgeVersions), race), judgeModel, signal)
+      : null;
+  const built = await buildTarget(request, { chat, cache, settings, cwd, options });
+  return {
+    config,
+    settings,
+    cases: loaded.cases,
+    casesFile,
+    casesSha256: loaded.sha256,
+    target: {
+      complete: (input, sample, callSignal) =>
+        race(built.target.complete(input, sample, callSignal)),
+    },
+    judge,
+    info: built.info,
+    cache,
+    k: request.k,
+    temperature: built.info.kind === "model" ? request.temperature : null,
+    maxTokens: built.info.kind === "model" ? (request.maxTokens ?? null) : null,
+    apiKey,
+    judgeVersions,
+  };
+}
+
+interface TargetRequest {
+  model?: string;
+  command?: string;
+  k: number;
+  temperature: number;
+  maxTokens?: number;
+}
+
+function checkRequest(options: RunCasesOptions): TargetRequest {
+  const { model, command } = options;
+  if ((model === undefined) === (command === undefined)) {
+    throw new InputError(
+      model === undefined
+        ? "no target: pass -m MODEL (a model behind the endpoint) or --target COMMAND (a program)"
+        : "-m/--model and --target are mutually exclusive: pass exactly one of them",
+    );
+  }
+  const k = options.k ?? 1;
+  if (!Number.isInteger(k) || k < 1) {
+    throw new InputError(`-k must be a whole number ≥ 1, got ${k}`);
+  }
+  const temperature = options.temperature ?? 0;
+  if (!Number.isFinite(temperature) || temperature < 0) {
+    throw new InputError(`--temperature must be a number ≥ 0, got ${temperature}`);
+  }
+  const maxTokens = options.maxTokens;
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
+    throw new InputError(`--max-tokens must be a whole number ≥ 1, got ${maxTokens}`);
+  }
+  if (model === "" || command === "") throw new InputError("the target must not be empty");
+  return { model, command, k, temperature, maxTokens };
+}
+
+function judgeModelFor(cases: readonly Case[], settings: EvalConfig, file: string): string | null {
+  if (!needsJudge(cases)) return null;
+  if (settings.judge !== null) return settings.judge;
+  const first = cases.find((c) => c.graders.some((g) => g.usesJudge));
+  throw new InputError(
+    `${file}:${first?.line ?? 1}: case "${first?.id}" has a judge grader but no judge model is set — ` +
+      "pass --judge MODEL (or set [eval] judge / EVAL_BANANA_JUDGE); nothing was called",
+  );
+}
+
+/** The API key when the run calls the endpoint (a model target or a judge), else null. */
+function endpointKey(
+  options: RunCasesOptions,
+  settings: EvalConfig,
+  model: string | undefined,
+  judge: string | null,
+): string | null {
+  if (model === undefined && judge === null) return null;
+  const env = options.env ?? process.env;
+  const key = options.apiKey || env.EVAL_BANANA_API_KEY || env.OPENAI_API_KEY;
+  if (!key) throw missingKey(settings.apiBase, model, judge);
+  return key;
+}
+
+function missingKey(apiBase: string, model: string | undefined, judge: string | null): InputError {
+  const who = model !== undefined ? `model "${model}"` : `judge model "${judge}"`;
+  return new InputError(
+    `no API key for ${who} at ${redactUrl(apiBase)}: set EVAL_BANANA_API_KEY or OPENAI_API_KEY ` +
+      "(the key is read only from the environment, never from a flag or a file)",
+  );
+}
+
+/** The OpenAI client loads only when a run calls the endpoint (it is the heaviest import). */
+async function chatTarget(
+  settings: EvalConfig,
+  apiKey: string,
+  cache: Cache | null,
+): Promise<ChatTarget> {
+  const { createChatTarget } = await import("../model/chat.js");
+  return createChatTarget({
+    baseURL: settings.apiBase,
+    apiKey,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    maxRetries: settings.maxRetries,
+    cache,
+  });
+}
+
+interface TargetParts {
+  chat: ChatTarget | null;
+  cache: Cache;
+  settings: EvalConfig;
+  cwd: string;
+  options: RunCasesOptions;
+}
+
+async function buildTarget(
+  request: TargetRequest,
+  parts: TargetParts,
+): Promise<{ target: CaseTarget; info: TargetInfo }> {
+  if (request.command !== undefined) {
+    const target = createCommandTarget({
+      command: request.command,
+      cwd: parts.cwd,
+      timeoutMs: parts.settings.timeoutSeconds * 1000,
+      cache: parts.options.cache === true ? parts.cache : null,
+    });
+    return { target, info: { kind: "command", command: request.command } };
+  }
+  const model = request.model as string;
+  const { chatCaseTarget } = await import("../model/chat.js");
+  const target = chatCaseTarget(parts.chat as ChatTarget, {
+    model,
+    temperature: request.temperature,
+    ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+  });
+  return { target, info: { kind: "model", model, api_base: redactUrl(parts.settings.apiBase) } };
+}
+
+function racing(chat: ChatTarget, race: Race): ChatTarget {
+  return {
+    complete: (request, sample, callSignal) => race(chat.complete(request, sample, callSignal)),
+  };
+}
+
+/** Notes the model version string of every answer (for the manifest and the report). */
+function recording(chat: ChatTarget, versions: Set<string>): ChatTarget {
+  return {
+    complete: async (request, sample, callSignal) => {
+      const result = await chat.complete(request, sample, callSignal);
+      versions.add(result.model);
+      return result;
+    },
+  };
+}
+
+type Race = <T>(work: Promise<T>) => Promise<T>;
+
+/**
+ * The targets cancel a call on abort (the request closed, the command's process group killed),
+ * but a killed command may take its grace period to exit; on an interrupt the sample is settled
+ * at once as an error (and dropped) so the run ends without waiting for it.
+ * One listener for the whole run: a listener per call costs more than the call's own bookkeeping.
+ */
+function interrupter(signal: AbortSignal): Race {
+  const pending = new Set<(error: Error) => void>();
+  signal.addEventListener(
+    "abort",
+    () => {
+      for (const reject of pending) reject(new Error(INTERRUPTED));
+      pending.clear();
+    },
+    { once: true },
+  );
+  return <T>(work: Promise<T>) => {
+    if (signal.aborted) return Promise.reject<T>(new Error(INTERRUPTED));
+    return new Promise<T>((resolve, reject) => {
+      pending.add(reject);
+      work.then(resolve, reject).finally(() => pending.delete(reject));
+    });
+  };
+}
+
+/** The case file as messages show it: relative to the working directory when inside it. */
+function displayPath(absolute: string): string {
+  const relative = path.relative(process.cwd(), absolute);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : absolute;
+}
