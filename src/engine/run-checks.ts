@@ -61,11 +61,13 @@ export interface CheckRun {
  */
 export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRun> {
   const config = options.config ?? (await loadConfig(options));
+  // Asked while the checks load (it never rejects): a version-manager shim takes ~0.1 s.
+  const interpreter = resolvePython(config.python, config.projectRoot);
   const checks = await selectRunnableChecks(config, options);
   const prepared = await Promise.all(checks.map(prepareCheck));
   const samples = options.samples ?? config.samples;
   const [python, run] = await Promise.all([
-    interpreterFor(checks, config),
+    interpreterFor(checks, interpreter),
     options.resume === undefined
       ? startRun(config, prepared, samples, options)
       : resumeRun(options.resume, prepared, samples),
@@ -178,14 +180,15 @@ async function prepareCheck(check: Check): Promise<PreparedCheck> {
   return { check, script, digest: checkDefinitionSha256(check.yamlBytes, script) };
 }
 
+/** Only deterministic checks need Python: a judge-only run must not fail for the lack of it. */
 async function interpreterFor(
   checks: readonly Check[],
-  config: Config,
+  interpreter: Promise<PythonInterpreter>,
 ): Promise<PythonInterpreter> {
   if (!checks.some((check) => check.type === "deterministic")) {
     return { executable: "python3", error: null };
   }
-  return resolvePython(config.python, config.projectRoot);
+  return interpreter;
 }
 
 function exitCodeOf(report: CheckReport): number {
