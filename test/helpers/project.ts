@@ -35,11 +35,15 @@ export function runEb(
   });
 }
 
-/** The test's environment without any EVAL_BANANA_* setting leaking in from the shell. */
+/**
+ * The test's environment without any EVAL_BANANA_* setting leaking in from the shell, and
+ * without colours (CI=true turns them on even when output is piped).
+ */
 export function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("EVAL_BANANA_")),
+  const kept = Object.entries(process.env).filter(
+    ([key]) => !key.startsWith("EVAL_BANANA_") && key !== "FORCE_COLOR",
   );
+  return { ...Object.fromEntries(kept), NO_COLOR: "1" };
 }
 
 const created: string[] = [];
