@@ -10,7 +10,6 @@ import {
   type JsonObject,
   type Mock,
   type MockOptions,
-  modelList,
   objectsOf,
   sendJson,
   sendSse,
@@ -25,10 +24,6 @@ import {
  */
 export function startAnthropicMock(options: MockOptions): Promise<Mock> {
   return startMockServer(options, (request, res) => {
-    if (request.method === "GET" && request.pathname.endsWith("/models")) {
-      sendJson(res, 200, modelList());
-      return null;
-    }
     if (request.method === "POST" && request.pathname.endsWith("/messages/count_tokens")) {
       sendJson(res, 200, { input_tokens: 10 });
       return null;

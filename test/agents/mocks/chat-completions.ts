@@ -10,7 +10,6 @@ import {
   type JsonObject,
   type Mock,
   type MockOptions,
-  modelList,
   sendJson,
   sendSse,
   startMockServer,
@@ -21,10 +20,6 @@ import {
 /** OpenAI chat completions (opencode, pi, grok): `POST /v1/chat/completions`, SSE or JSON. */
 export function startChatCompletionsMock(options: MockOptions): Promise<Mock> {
   return startMockServer(options, (request, res) => {
-    if (request.method === "GET" && request.pathname.endsWith("/models")) {
-      sendJson(res, 200, modelList());
-      return null;
-    }
     if (request.method !== "POST" || !request.pathname.endsWith("/chat/completions")) {
       sendJson(res, request.pathname === "/" ? 200 : 404, {});
       return null;

@@ -99,6 +99,13 @@ export interface HttpRequest {
 export type Route = (request: HttpRequest, response: ServerResponse) => Partial<MockRecord> | null;
 
 /** Starts a loopback server that logs every request and hands it to `route`. */
+/** Every OpenAI- or Anthropic-shaped CLI may list models first; all mocks answer alike. */
+function routeModelList(request: HttpRequest, res: ServerResponse): boolean {
+  if (request.method !== "GET" || !request.pathname.endsWith("/models")) return false;
+  sendJson(res, 200, modelList());
+  return true;
+}
+
 export async function startMockServer(options: MockOptions, route: Route): Promise<Mock> {
   mkdirSync(options.logDir, { recursive: true });
   const logFile = path.join(options.logDir, "requests.jsonl");
@@ -126,7 +133,7 @@ export async function startMockServer(options: MockOptions, route: Route): Promi
       );
       let partial: Partial<MockRecord> | null;
       try {
-        partial = route(request, res);
+        partial = routeModelList(request, res) ? null : route(request, res);
       } catch (error) {
         partial = null;
         sendJson(res, 500, { error: { message: `mock failed: ${String(error)}` } });

@@ -10,7 +10,6 @@ import {
   type JsonObject,
   type Mock,
   type MockOptions,
-  modelList,
   sendJson,
   sendSse,
   startMockServer,
@@ -25,10 +24,6 @@ import {
  */
 export function startResponsesMock(options: MockOptions): Promise<Mock> {
   return startMockServer(options, (request, res) => {
-    if (request.method === "GET" && request.pathname.endsWith("/models")) {
-      sendJson(res, 200, modelList());
-      return null;
-    }
     if (request.method !== "POST" || !request.pathname.endsWith("/responses")) {
       sendJson(res, 404, { error: { message: "not here" } });
       return null;
