@@ -4,7 +4,7 @@ import { type JudgeFn, makeJudge } from "../cases/run-case.js";
 import type { Case } from "../cases/schema.js";
 import { type Config, type EvalConfig, loadConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
-import { type Cache, createCache, type WriteBehindCache } from "../model/cache.js";
+import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
 import { createCommandTarget } from "../model/command-target.js";
 import { redactUrl } from "../model/redact.js";
@@ -22,7 +22,7 @@ export interface Plan {
   target: CaseTarget;
   judge: JudgeFn | null;
   info: TargetInfo;
-  cache: WriteBehindCache;
+  cache: RunCache;
   k: number;
   /** Sampling parameters sent to a model target; null for a command. */
   temperature: number | null;

@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
 import { InterruptedError, interruptible } from "./abort.js";
-import { type Cache, type ChatRequestIdentity, chatCacheKey } from "./cache.js";
+import type { Cache } from "./cache.js";
+import { type ChatRequestIdentity, chatCacheKey } from "./cache-key.js";
 import { createHttpFetch } from "./http-fetch.js";
 import { redactUrl } from "./redact.js";
 import { readStoredResult, storedResult } from "./stored-result.js";

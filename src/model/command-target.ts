@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import { type ProcessResult, runProcess } from "../process/run.js";
 import { InterruptedError } from "./abort.js";
 import { splitCommand } from "./argv.js";
-import { type Cache, commandCacheKey } from "./cache.js";
+import type { Cache } from "./cache.js";
+import { commandCacheKey } from "./cache-key.js";
 import { readStoredResult, storedResult } from "./stored-result.js";
 import type { CaseInput, CaseTarget, ChatResult } from "./types.js";
 

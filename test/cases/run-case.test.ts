@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { loadCases } from "../../src/cases/load.js";
 import { type CaseRow, makeJudge, type RunCaseOptions, runCase } from "../../src/cases/run-case.js";
 import type { Case } from "../../src/cases/schema.js";
-import { createCache, type WriteBehindCache } from "../../src/model/cache.js";
+import { createCache, type RunCache } from "../../src/model/cache.js";
 import { chatCaseTarget, createChatTarget } from "../../src/model/chat.js";
 import { createCommandTarget } from "../../src/model/command-target.js";
 import type { CaseTarget } from "../../src/model/types.js";
@@ -52,7 +52,7 @@ const greet = {
   ],
 };
 
-function chat(options: { timeoutMs?: number; maxRetries?: number; cache?: WriteBehindCache } = {}) {
+function chat(options: { timeoutMs?: number; maxRetries?: number; cache?: RunCache } = {}) {
   return createChatTarget({
     baseURL: server.baseURL,
     apiKey: "sk-test-SECRET123",
@@ -133,7 +133,7 @@ describe("runCase", () => {
 
   it("re-runs from the cache with no request reaching the server", async () => {
     const cacheDir = join(dir, "rerun-cache");
-    const target = (cache: WriteBehindCache) =>
+    const target = (cache: RunCache) =>
       chatCaseTarget(chat({ cache }), { model: "m1", temperature: 0.7 });
     const c = await oneCase(greet);
     const firstCache = createCache(cacheDir);

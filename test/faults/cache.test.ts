@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type CliResult, cleanEnv } from "../helpers/project.js";
 import { echoAfter, type FaultServer } from "./fault-server.js";
 import {
-  CACHE,
+  cachePacks,
   caseLine,
   casesProject,
   countBy,
@@ -72,20 +72,27 @@ describe("the answer cache under concurrent and broken use", () => {
     expect(server.requests.length).toBe(before);
   }, 60_000);
 
-  it("treats truncated, empty, foreign or garbage entries as misses and writes them again", async () => {
+  it("treats truncated, empty, garbage or torn entries as misses and writes them again", async () => {
     server = await echoAfter(0);
     const root = casesProject(lines.slice(0, 6));
     const first = await evalAt(root, server.baseURL, [], {}, 60_000);
     expect(first.code).toBe(0);
-    const files = expectWholeEntries(root);
-    expect(files).toHaveLength(6);
-    const full = (f: string) => path.join(root, CACHE, f);
-    const text = readFileSync(full(files[0] as string), "utf8");
-    writeFileSync(full(files[0] as string), text.slice(0, Math.floor(text.length / 2)));
-    writeFileSync(full(files[1] as string), "");
-    writeFileSync(full(files[2] as string), Buffer.from([0xff, 0x00, 0xfe, 0x7b]));
-    // An entry for another key, as a hash collision or a copied file would look.
-    writeFileSync(full(files[3] as string), readFileSync(full(files[4] as string)));
+    expect(expectWholeEntries(root)).toHaveLength(6);
+    const [pack] = cachePacks(root);
+    const entries = readFileSync(pack as string, "utf8")
+      .slice(0, -1)
+      .split("\n");
+    const key = (i: number) => (entries[i] as string).slice(0, 65);
+    const damaged = [
+      entries[0]?.slice(0, 120),
+      `${key(1)}`,
+      `${key(2)}\u00ff\u0000\u00fe{`,
+      entries[3],
+      entries[4],
+      // What a run killed in mid-write leaves: a last line without its newline.
+      entries[5]?.slice(0, 100),
+    ];
+    writeFileSync(pack as string, damaged.join("\n"));
 
     const before = server.requests.length;
     const second = await evalAt(root, server.baseURL, ["--out", "again"], {}, 60_000);
@@ -99,6 +106,8 @@ describe("the answer cache under concurrent and broken use", () => {
       ]),
     );
     expect(rows.every((r) => r.status === "passed" && r.text?.startsWith("echo: "))).toBe(true);
-    expect(expectWholeEntries(root)).toHaveLength(6);
+    const third = await evalAt(root, server.baseURL, ["--out", "third"], {}, 60_000);
+    expect(third.code, third.stderr).toBe(0);
+    expect(server.requests.length - before).toBe(4);
   }, 60_000);
 });

@@ -101,13 +101,28 @@ export function countBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return counts;
 }
 
-/** Every file of the cache is a whole entry: JSON whose key names the file. */
-export function expectWholeEntries(root: string): string[] {
+/** The packs of the cache (no other file, no temp file left). */
+export function cachePacks(root: string): string[] {
   const files = filesUnder(path.join(root, CACHE));
   for (const file of files) {
-    expect(file, "a leftover temporary file").toMatch(/^[0-9a-f]{2}\/[0-9a-f]{64}\.json$/);
-    const entry = JSON.parse(readFileSync(path.join(root, CACHE, file), "utf8")) as { key: string };
-    expect(file).toBe(`${entry.key.slice(0, 2)}/${entry.key}.json`);
+    expect(file, "a leftover temporary file").toMatch(
+      /^packs\/\d{8}T\d{9}Z-\d+-[0-9a-f]{8}\.pack$/,
+    );
   }
-  return files;
+  return files.map((file) => path.join(root, CACHE, file));
+}
+
+/** Every line of every pack is a whole entry (`<key> <JSON>`); returns the distinct keys. */
+export function expectWholeEntries(root: string): string[] {
+  const keys = new Set<string>();
+  for (const pack of cachePacks(root)) {
+    const text = readFileSync(pack, "utf8");
+    expect(text.endsWith("\n"), `${pack} ends with a torn line`).toBe(true);
+    for (const line of text.slice(0, -1).split("\n")) {
+      expect(line).toMatch(/^[0-9a-f]{64} \{/);
+      expect(() => JSON.parse(line.slice(65))).not.toThrow();
+      keys.add(line.slice(0, 64));
+    }
+  }
+  return [...keys];
 }

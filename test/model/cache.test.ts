@@ -1,15 +1,15 @@
-import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCache } from "../../src/model/cache.js";
 import {
   type ChatRequestIdentity,
   canonicalJson,
   chatCacheKey,
   commandCacheKey,
-  createCache,
-} from "../../src/model/cache.js";
+} from "../../src/model/cache-key.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -76,84 +76,129 @@ describe("cache keys", () => {
   });
 });
 
+const packsOf = (root: string) => readdirSync(join(root, "packs")).sort();
+const keyOf = (sample: number) => chatCacheKey(request, sample);
+
+/** Writes one entry per sample as a run would, and closes the run's pack. */
+async function writeRun(root: string, samples: readonly number[]): Promise<void> {
+  const cache = createCache(root);
+  for (const sample of samples) await cache.set(keyOf(sample), { sample });
+  expect(await cache.flush()).toEqual([]);
+}
+
 describe("createCache", () => {
-  it("stores under <2 hex>/<key>.json and reads it back", async () => {
-    const cache = createCache(join(dir, "a"));
-    const key = chatCacheKey(request, 0);
-    expect(await cache.get(key)).toBeNull();
-    await cache.set(key, { text: "hello", n: [1, 2] });
-    expect(await cache.get(key)).toEqual({ text: "hello", n: [1, 2] });
+  it("appends `<key> <json>` lines to a pack of its own and reads them back", async () => {
+    const root = join(dir, "a");
+    const cache = createCache(root);
+    expect(await cache.get(keyOf(0))).toBeNull();
+    await cache.set(keyOf(0), { text: "héllo\nwörld", n: [1, 2] });
+    await cache.set(keyOf(1), { text: "x".repeat(300_000) });
+    // Read back in the same run: a judge prompt asked again by the next sample hits.
+    expect(await cache.get(keyOf(0))).toEqual({ text: "héllo\nwörld", n: [1, 2] });
+    expect(packsOf(root)).toEqual([expect.stringMatching(/^\d{8}T\d{9}Z-\d+-[0-9a-f]{8}\.open$/)]);
     expect(await cache.flush()).toEqual([]);
-    const files = await readdir(join(dir, "a", key.slice(0, 2)));
-    expect(files).toEqual([`${key}.json`]);
-    expect(await createCache(join(dir, "a")).get(key)).toEqual({ text: "hello", n: [1, 2] });
+    const [pack] = packsOf(root);
+    expect(pack).toMatch(/\.pack$/);
+    const lines = readFileSync(join(root, "packs", pack as string), "utf8").split("\n");
+    expect(lines[0]).toBe(`${keyOf(0)} {"text":"héllo\\nwörld","n":[1,2]}`);
+    expect(lines).toHaveLength(3);
+    const next = createCache(root);
+    expect(await next.get(keyOf(1))).toEqual({ text: "x".repeat(300_000) });
+    expect(await next.get(keyOf(2))).toBeNull();
+    expect(await next.flush()).toEqual([]);
   });
 
-  it("treats a truncated or foreign file as a miss, and overwrites it", async () => {
-    const cache = createCache(join(dir, "b"));
-    const key = chatCacheKey(request, 3);
-    await cache.set(key, { text: "x" });
-    await cache.flush();
-    const path = join(dir, "b", key.slice(0, 2), `${key}.json`);
-    const full = await readFile(path, "utf8");
-    await writeFile(path, full.slice(0, full.length - 5));
-    expect(await cache.get(key)).toBeNull();
-    await writeFile(path, JSON.stringify({ key: "other", value: { text: "x" } }));
-    expect(await cache.get(key)).toBeNull();
-    await writeFile(path, "");
-    expect(await cache.get(key)).toBeNull();
-    await cache.set(key, { text: "y" });
-    await cache.flush();
-    expect(await createCache(join(dir, "b")).get(key)).toEqual({ text: "y" });
-  });
-
-  it("survives parallel writers of one key and leaves no temp files", async () => {
-    const caches = [createCache(join(dir, "c")), createCache(join(dir, "c"))];
-    const key = chatCacheKey(request, 4);
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) => caches[i % 2]?.set(key, { i }) ?? Promise.resolve()),
+  it("skips a torn last line, garbage and undecodable entries, and stores them again", async () => {
+    const root = join(dir, "b");
+    await writeRun(root, [0, 1, 2]);
+    const path = join(root, "packs", packsOf(root)[0] as string);
+    const [first, second, third] = readFileSync(path, "utf8").split("\n");
+    // A killed run leaves a line without its newline; a damaged disk, anything.
+    writeFileSync(
+      path,
+      [first, `${keyOf(1)} {"sample":`, "not an entry", third?.slice(0, 40), "", ""].join("\n") +
+        (second as string).slice(0, 90),
     );
-    for (const cache of caches) expect(await cache.flush()).toEqual([]);
-    expect(await createCache(join(dir, "c")).get(key)).toHaveProperty("i");
-    expect(await readdir(join(dir, "c", key.slice(0, 2)))).toEqual([`${key}.json`]);
+    const damaged = createCache(root);
+    expect(await damaged.get(keyOf(0))).toEqual({ sample: 0 });
+    expect(await damaged.get(keyOf(1))).toBeNull();
+    expect(await damaged.get(keyOf(2))).toBeNull();
+    await damaged.set(keyOf(1), { sample: 1 });
+    expect(await damaged.flush()).toEqual([]);
+    expect(await createCache(root).get(keyOf(1))).toEqual({ sample: 1 });
   });
 
-  it("serves an entry from memory while it is written, and lands it by flush()", async () => {
+  it("lets runs write at once: each its own pack, the next run sees all", async () => {
+    const root = join(dir, "c");
+    const runs = [createCache(root), createCache(root)];
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => runs[i % 2]?.set(keyOf(i), { i }) ?? Promise.resolve()),
+    );
+    for (const run of runs) expect(await run.flush()).toEqual([]);
+    expect(packsOf(root)).toHaveLength(2);
+    const next = createCache(root);
+    for (let i = 0; i < 40; i++) expect(await next.get(keyOf(i))).toEqual({ i });
+  });
+
+  it("merges closed and stale packs once there are many, and leaves live ones alone", async () => {
     const root = join(dir, "d");
-    const cache = createCache(root);
-    const keys = Array.from({ length: 200 }, (_, i) => chatCacheKey(request, 100 + i));
-    for (const [i, key] of keys.entries()) await cache.set(key, { i });
-    // set() returned before the files were written; reads still see every value.
-    for (const [i, key] of keys.entries()) expect(await cache.get(key)).toEqual({ i });
-    expect(await cache.flush()).toEqual([]);
-    const disk = createCache(root);
-    for (const [i, key] of keys.entries()) expect(await disk.get(key)).toEqual({ i });
+    // A run that died a day ago, and one still running (its pack is young).
+    const dead = createCache(root);
+    await dead.set(keyOf(50), { sample: 50 });
+    const live = createCache(root);
+    await live.set(keyOf(60), { sample: 60 });
+    // Nine closed packs: one more than are kept apart.
+    for (let run = 0; run < 9; run++) await writeRun(root, [run, 100 + run]);
+    expect(packsOf(root)).toHaveLength(11);
+    const [deadPack, livePack] = packsOf(root).filter((n) => n.endsWith(".open"));
+    const old = new Date(Date.now() - 25 * 3600 * 1000);
+    utimesSync(join(root, "packs", deadPack as string), old, old);
+    const reader = createCache(root);
+    expect(await reader.get(keyOf(3))).toEqual({ sample: 3 });
+    const after = packsOf(root);
+    expect(after).toHaveLength(2);
+    expect(after).toContain(livePack);
+    for (const sample of [0, 8, 100, 108, 50, 60]) {
+      expect(await reader.get(keyOf(sample))).toEqual({ sample });
+    }
+    // The live run's pack keeps taking appends and closes as usual.
+    await live.set(keyOf(61), { sample: 61 });
+    expect(await live.flush()).toEqual([]);
+    expect(await createCache(root).get(keyOf(61))).toEqual({ sample: 61 });
   });
 
-  it("writes again into a folder removed after it was made", async () => {
+  it("still reads a pack another run merged away after it was indexed", async () => {
     const root = join(dir, "e");
-    const cache = createCache(root);
-    const key = chatCacheKey(request, 5);
-    const file = join(root, key.slice(0, 2), `${key}.json`);
-    await cache.set(key, { n: 1 });
-    // The writer is still running (no flush yet) and believes the folder exists.
-    const end = Date.now() + 5000;
-    while (!existsSync(file) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
-    await rm(root, { recursive: true, force: true });
-    await cache.set(key, { n: 2 });
-    expect(await cache.flush()).toEqual([]);
-    expect(await createCache(root).get(key)).toEqual({ n: 2 });
+    await writeRun(root, [0]);
+    const reader = createCache(root);
+    expect(await reader.get(keyOf(1))).toBeNull();
+    const pack = join(root, "packs", packsOf(root)[0] as string);
+    renameSync(pack, `${pack}.gone`);
+    rmSync(`${pack}.gone`);
+    expect(await reader.get(keyOf(0))).toEqual({ sample: 0 });
   });
 
-  it("reports failed writes once, at flush(), instead of throwing", async () => {
+  it("reports failed writes at flush(), once per run, instead of throwing", async () => {
     const blocker = join(dir, "not-a-folder");
-    await writeFile(blocker, "a file where the cache folder should be");
+    writeFileSync(blocker, "a file where the cache folder should be");
     const cache = createCache(blocker);
-    await cache.set(chatCacheKey(request, 6), { n: 1 });
-    await cache.set(chatCacheKey(request, 7), { n: 2 });
+    expect(await cache.get(keyOf(6))).toBeNull();
+    await cache.set(keyOf(6), { n: 1 });
+    await cache.set(keyOf(7), { n: 2 });
     const warnings = await cache.flush();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^2 cache writes under .*not-a-folder failed \(first: .+\); /);
-    expect(await cache.flush()).toHaveLength(1);
+  });
+
+  it("keeps its answers when the cache folder is removed mid-run", async () => {
+    const root = join(dir, "f");
+    const cache = createCache(root);
+    await cache.set(keyOf(0), { sample: 0 });
+    rmSync(root, { recursive: true });
+    await cache.set(keyOf(1), { sample: 1 });
+    expect(await cache.flush()).toEqual([]);
+    const next = createCache(root);
+    expect(await next.get(keyOf(0))).toEqual({ sample: 0 });
+    expect(await next.get(keyOf(1))).toEqual({ sample: 1 });
   });
 });

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createCache, type WriteBehindCache } from "../../src/model/cache.js";
+import { createCache, type RunCache } from "../../src/model/cache.js";
 import { type ChatRequest, createChatTarget } from "../../src/model/chat.js";
 import {
   completion,
@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 /** Caches made by target(), flushed by flushed() as the end of a run would. */
-const openCaches: WriteBehindCache[] = [];
+const openCaches: RunCache[] = [];
 
 function target(options: { timeoutMs?: number; maxRetries?: number; cacheDir?: string } = {}) {
   const cache = options.cacheDir ? createCache(options.cacheDir) : null;
