@@ -9,6 +9,9 @@ const DEFAULT_RESERVE = 160;
  * with the fields only known then, inside the room reserved for them.
  */
 export class RowWriter {
+  private pending: string[] = [];
+  private failed: Error | null = null;
+
   private constructor(
     readonly path: string,
     private manifest: Record<string, unknown>,
@@ -44,12 +47,37 @@ export class RowWriter {
     return { writer: new RowWriter(path, manifest, fd, firstBreak + 1, end), manifest };
   }
 
+  /**
+   * Queues the row; rows finished in one turn of the event loop are written together at its end
+   * (a write each cost ~10 µs of a disk's bookkeeping, a tenth of a loopback call).
+   */
   append(row: object): void {
-    this.end += writeSync(this.fd, `${JSON.stringify(row)}\n`, this.end);
+    if (this.failed) throw this.failed;
+    if (this.pending.length === 0) setImmediate(() => this.flushLater());
+    this.pending.push(`${JSON.stringify(row)}\n`);
+  }
+
+  /** Writes the rows queued so far; throws what an earlier write failed with. */
+  flush(): void {
+    if (this.failed) throw this.failed;
+    if (this.pending.length === 0) return;
+    const text = this.pending.join("");
+    this.pending = [];
+    this.end += writeSync(this.fd, text, this.end);
+  }
+
+  /** A failure here has no caller to go to: the next append() or close() throws it. */
+  private flushLater(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.failed ??= error instanceof Error ? error : new Error(String(error));
+    }
   }
 
   /** Adds fields to the manifest; returns false (and keeps the old line) if they do not fit. */
   close(extra: Record<string, unknown>): boolean {
+    this.flush();
     this.manifest = { ...this.manifest, ...extra };
     const body = JSON.stringify({ manifest: this.manifest });
     const room = this.manifestLength - 1 - Buffer.byteLength(body);

@@ -27,15 +27,15 @@ export interface RunCache extends Cache {
  */
 export function createCache(dir: string): RunCache {
   const packsDir = join(dir, "packs");
-  const failures = { count: 0, first: "", reading: "" };
+  let unreadable = "";
   let index: PackIndex | null = null;
-  let writer = new PackWriter(packsDir);
+  const writer = new PackWriter(packsDir);
   const opened = (): PackIndex => {
     if (index !== null) return index;
     try {
       index = indexPacks(packsDir);
     } catch (error) {
-      failures.reading ||= reason(error);
+      unreadable ||= error instanceof Error ? error.message : String(error);
       index = { entries: new Map(), fds: [] };
     }
     return index;
@@ -44,35 +44,30 @@ export function createCache(dir: string): RunCache {
     dir,
     async get(key) {
       const at = opened().entries.get(key);
-      return at === undefined ? null : readEntry(at);
+      if (at === undefined) return null;
+      writer.ready(at);
+      return readEntry(at);
     },
     async set(key, value) {
       const entries = opened().entries;
-      try {
-        entries.set(key, writer.append(key, JSON.stringify(value)));
-      } catch (error) {
-        failures.count++;
-        failures.first ||= reason(error);
-      }
+      const at = writer.append(key, JSON.stringify(value));
+      if (at !== null) entries.set(key, at);
     },
     async flush() {
       const warnings = [];
       try {
         writer.close();
       } catch (error) {
-        warnings.push(`could not close the cache pack under ${packsDir}: ${reason(error)}`);
+        warnings.push(`could not close the cache pack under ${packsDir}: ${String(error)}`);
       }
-      closeAll(writer.fds);
+      closeAll(writer.fds.splice(0));
       closeAll(index?.fds ?? []);
-      writer = new PackWriter(packsDir);
       index = null;
-      if (failures.reading) {
-        warnings.push(
-          `could not read the cache under ${dir} (${failures.reading}); it was not used`,
-        );
+      if (unreadable) {
+        warnings.push(`could not read the cache under ${dir} (${unreadable}); it was not used`);
       }
-      if (failures.count > 0) {
-        const { count, first } = failures;
+      const { count, first } = writer.failures;
+      if (count > 0) {
         warnings.push(
           `${count} cache write${count === 1 ? "" : "s"} under ${dir} failed (first: ${first}); ` +
             "those answers will be asked again next run",
@@ -81,8 +76,4 @@ export function createCache(dir: string): RunCache {
       return warnings;
     },
   };
-}
-
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -142,38 +142,73 @@ function merge(dir: string): void {
   for (const name of done) rmSync(join(dir, name), { force: true });
 }
 
-/** One process's pack, appended to line by line. */
+/** What did not reach the disk: how many entries, and the first reason. */
+export interface WriteFailures {
+  count: number;
+  first: string;
+}
+
+/**
+ * One process's pack. Entries appended in one turn of the event loop are written together at its
+ * end: one write for a burst of answers instead of one each.
+ */
 export class PackWriter {
   /** Every pack this writer opened, kept open for reading until the owner closes them. */
   readonly fds: number[] = [];
+  readonly failures: WriteFailures = { count: 0, first: "" };
   private fd: number | null = null;
-  private size = 0;
   private path = "";
+  /** Bytes appended to the current pack, queued ones included. */
+  private size = 0;
+  /** Bytes of the current pack on disk. */
+  private written = 0;
+  private queued: Buffer[] = [];
 
   constructor(private readonly dir: string) {}
 
-  /** Appends the entry; returns where it landed. Throws when the pack cannot be written. */
-  append(key: string, json: string): Location {
+  /** Queues the entry; returns where it will be, or null when no pack can be opened. */
+  append(key: string, json: string): Location | null {
     const fd = this.opened();
+    if (fd === null) return null;
     const line = Buffer.from(`${key} ${json}\n`, "utf8");
-    // A failed or short write may leave part of a line: later lines would join it, so the pack
-    // is given up (closed as it is) and the next append starts another.
-    try {
-      writeAll(fd, line);
-    } catch (error) {
-      this.close();
-      throw error;
-    }
+    if (this.queued.length === 0) setImmediate(() => this.flush());
+    this.queued.push(line);
     const start = this.size + KEY_LENGTH + 1;
     this.size += line.length;
     return { fd, start, end: this.size - 1 };
   }
 
+  /** Makes an entry of this writer's readable: one still queued is written now. */
+  ready(at: Location): void {
+    if (at.fd === this.fd && at.end > this.written) this.flush();
+  }
+
   /**
-   * Marks the pack done (`.open` → `.pack`); its fd stays readable for the entries indexed. A
-   * cache folder removed meanwhile (cleared by hand) gets the pack back from the open file.
+   * Writes what is queued. A failed or short write may leave part of a line that later lines
+   * would join, so the pack is given up as it is (its torn tail is skipped by readers) and the
+   * next append starts another.
+   */
+  flush(): void {
+    if (this.fd === null || this.queued.length === 0) return;
+    const batch = Buffer.concat(this.queued);
+    const count = this.queued.length;
+    this.queued = [];
+    try {
+      writeAll(this.fd, batch);
+      this.written += batch.length;
+    } catch (error) {
+      this.failed(count, error);
+      this.giveUp();
+    }
+  }
+
+  /**
+   * Writes what is queued and marks the pack done (`.open` → `.pack`); its fd stays readable for
+   * the entries indexed. A cache folder removed meanwhile (cleared by hand) gets the pack back
+   * from the open file.
    */
   close(): void {
+    this.flush();
     const fd = this.fd;
     if (fd === null) return;
     this.fd = null;
@@ -187,15 +222,33 @@ export class PackWriter {
     }
   }
 
-  private opened(): number {
+  private giveUp(): void {
+    try {
+      this.close();
+    } catch {
+      // The pack stays `.open`; readers skip its torn tail, and it is merged once stale.
+    }
+  }
+
+  private opened(): number | null {
     if (this.fd !== null) return this.fd;
-    mkdirSync(this.dir, { recursive: true });
-    this.path = join(this.dir, packName(OPEN));
-    const fd = openSync(this.path, "ax+");
-    this.fds.push(fd);
-    this.fd = fd;
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      this.path = join(this.dir, packName(OPEN));
+      this.fd = openSync(this.path, "ax+");
+    } catch (error) {
+      this.failed(1, error);
+      return null;
+    }
+    this.fds.push(this.fd);
     this.size = 0;
-    return fd;
+    this.written = 0;
+    return this.fd;
+  }
+
+  private failed(count: number, error: unknown): void {
+    this.failures.count += count;
+    this.failures.first ||= error instanceof Error ? error.message : String(error);
   }
 }
 

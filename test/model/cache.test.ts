@@ -147,6 +147,8 @@ describe("createCache", () => {
     await dead.set(keyOf(50), { sample: 50 });
     const live = createCache(root);
     await live.set(keyOf(60), { sample: 60 });
+    // Their appends reach the disk at the end of this turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     // Nine closed packs: one more than are kept apart.
     for (let run = 0; run < 9; run++) await writeRun(root, [run, 100 + run]);
     expect(packsOf(root)).toHaveLength(11);

@@ -75,7 +75,8 @@ describe("runProcess", () => {
     expect(Date.now() - started).toBeLessThan(12_000);
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(false);
-  });
+    // 3 s timeout + 2 s grace before KILL: past vitest's default 5 s.
+  }, 15_000);
 
   it("reports a program that cannot start as a spawn error, not a throw", async () => {
     const result = await runProcess({ command: "/no/such/program", args: [], cwd: os.tmpdir() });
