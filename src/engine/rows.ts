@@ -4,9 +4,9 @@ import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "nod
 const DEFAULT_RESERVE = 160;
 
 /**
- * `rows.jsonl`: the manifest line first, then one line per sample, appended as each finishes
- * (a run that dies keeps every finished row). At the end the manifest line is rewritten in place
- * with the fields only known then, inside the room reserved for them.
+ * `rows.jsonl`: the manifest line first, then one line per sample, appended as each finishes (a
+ * run killed outright loses at most the rows of its last event-loop turn). At the end the
+ * manifest line is rewritten in place with the fields only known then, inside the room reserved.
  */
 export class RowWriter {
   private pending: string[] = [];
