@@ -9,7 +9,7 @@
  * A loopback server (its own thread) answers every chat completion at once. The limit is a bare
  * HTTP loop in this process: `workers` lanes of fetch() POSTing the same cases × k requests (a
  * node:http loop is printed beside it for reference). Then the built CLI runs the same work as a
- * whole process (`node dist/cli/main.js eval`: start, load, call, grade, cache, rows, reports):
+ * whole process (`node dist/bin/eb.js eval`: start, load, call, grade, cache, rows, reports):
  * once with --no-cache (to separate transport from cache I/O), fresh, then fully cached.
  * Targets: eb ≥ 70% of the limit's calls/s; the cached re-run ≤ 1 s of wall time.
  * EB_BENCH_CLI=/path/to/main.js measures another build of the CLI against the same limit.
@@ -33,7 +33,7 @@ interface Options {
 /** The repository root: run from there (the compiled script lives in /tmp). */
 const ROOT = process.cwd();
 /** EB_BENCH_CLI points at another build of the CLI, e.g. to measure a change side by side. */
-const CLI = process.env.EB_BENCH_CLI ?? path.join(ROOT, "dist/cli/main.js");
+const CLI = process.env.EB_BENCH_CLI ?? path.join(ROOT, "dist/bin/eb.js");
 
 function flag(args: readonly string[], name: string, fallback: string): string {
   const at = args.indexOf(`--${name}`);

@@ -23,7 +23,7 @@ const { values } = parseArgs({
 const checks = Number(values.checks);
 const runs = Number(values.runs);
 const parallel = Number(values.parallel);
-const cli = path.resolve(import.meta.dirname, "../../../dist/cli/main.js");
+const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
 
 /** Half inline scripts, half script_path files, each reading its context.json like real checks. */
 function makeProject(): { root: string; jobs: string[][] } {

@@ -27,7 +27,7 @@ const { values } = parseArgs({
 const cases = Number(values.cases);
 const k = Number(values.k);
 const kills = Number(values.kills);
-const cli = path.resolve(import.meta.dirname, "../../../dist/cli/main.js");
+const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
 const rng = createRng(42);
 
 /** 10% of calls fail (500 or a reset), the rest answer after 1–50 ms. */

@@ -16,7 +16,7 @@ const { values } = parseArgs({
 });
 const items = Number(values.items);
 const k = Number(values.k);
-const cli = path.resolve(import.meta.dirname, "../../../dist/cli/main.js");
+const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
 const dir = mkdtempSync(path.join(os.tmpdir(), "eb-bench-stats-"));
 
 /** Rows shaped like `eb eval` writes them; the candidate loses a little on some items. */

@@ -48,15 +48,19 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/**
+ * The canonical JSON of `{kind, baseURL, model, messages, params, sample}`, built with its keys
+ * already in sorted order: sorting every message of every call was a tenth of a cached run.
+ */
 export function chatCacheKey(request: ChatRequestIdentity, sample: number): string {
   return sha256(
-    canonicalJson({
-      kind: "chat",
+    JSON.stringify({
       // "http://h/v1" and "http://h/v1/" are the same endpoint.
       baseURL: request.baseURL.replace(/\/+$/, ""),
+      kind: "chat",
+      messages: request.messages.map((m) => ({ content: m.content, role: m.role })),
       model: request.model,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-      params: { ...request.params },
+      params: sortKeys({ ...request.params }),
       sample,
     }),
   );

@@ -10,9 +10,8 @@ import {
   type Script,
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
-import { type CliResult, cleanEnv, makeProject, runEb } from "../helpers/project.js";
+import { CLI, type CliResult, cleanEnv, makeProject, runEb } from "../helpers/project.js";
 
-const CLI = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/eval");
 const REPO = path.resolve(import.meta.dirname, "../..");
 const KEY = "sk-test-SECRET";

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CheckReport } from "../../src/report/check-report.js";
-import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
+import { CLI, deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
 
 /** report.json as read back from disk. */
 type ReportJson = CheckReport;
@@ -372,8 +372,7 @@ describe("eb run with deterministic checks", () => {
       "eval_checks/b.yaml": deterministicYaml("b", "import time\ntime.sleep(60)"),
     });
     const { spawn } = await import("node:child_process");
-    const cli = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
-    const child = spawn(process.execPath, [cli, "run", "--cwd", project], { stdio: "pipe" });
+    const child = spawn(process.execPath, [CLI, "run", "--cwd", project], { stdio: "pipe" });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk;
@@ -424,9 +423,8 @@ describe("eb run --resume", () => {
       ),
     });
     const { spawn } = await import("node:child_process");
-    const cli = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
     const child = spawn(process.execPath, [
-      cli,
+      CLI,
       "run",
       "--cwd",
       project,

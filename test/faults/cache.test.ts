@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CliResult, cleanEnv } from "../helpers/project.js";
+import { CLI, type CliResult, cleanEnv } from "../helpers/project.js";
 import { echoAfter, type FaultServer } from "./fault-server.js";
 import {
   cachePacks,
@@ -15,8 +15,6 @@ import {
   KEY,
   readRun,
 } from "./support.js";
-
-const CLI = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
 
 let server: FaultServer | undefined;
 afterEach(async () => {

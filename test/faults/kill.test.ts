@@ -3,11 +3,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { completion, lastContent } from "../helpers/loopback-server.js";
-import { cleanEnv } from "../helpers/project.js";
+import { CLI, cleanEnv } from "../helpers/project.js";
 import { type FaultServer, reply, startFaultServer } from "./fault-server.js";
 import { caseLine, casesProject, KEY, OUT } from "./support.js";
 
-const CLI = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
 const ANSWERED = 6;
 
 let server: FaultServer | undefined;

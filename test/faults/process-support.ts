@@ -2,9 +2,8 @@ import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { cleanEnv, makeProject } from "../helpers/project.js";
+import { CLI, cleanEnv, makeProject } from "../helpers/project.js";
 
-const CLI = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
 export const BAD_AGENT = path.resolve(import.meta.dirname, "fixtures/bad-agent.mjs");
 export const FLOOD_BYTES = 200 * (1 << 20);
 

@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
 
-const CLI = path.resolve(import.meta.dirname, "../../dist/cli/main.js");
+/** The `eb` program as installed (package.json "bin"): the bundle `npm run build` makes. */
+export const CLI = path.resolve(import.meta.dirname, "../../dist/bin/eb.js");
 
 export interface CliResult {
   code: number;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -56,6 +57,28 @@ describe("cache keys", () => {
       chatCacheKey({ ...request, baseURL: "http://127.0.0.1:10/v1" }, 0),
     ];
     expect(new Set([key, ...variants]).size).toBe(variants.length + 1);
+  });
+
+  it("are the sha256 of the canonical JSON of the request and the sample", () => {
+    const messages = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: 'ünïcode \u2028 "quoted"' },
+    ] as const;
+    const params = { temperature: 0, max_tokens: 20, top_p: 0.9, seed: undefined };
+    const full = { ...request, baseURL: "http://h/v1/", messages, params };
+    const expected = createHash("sha256")
+      .update(
+        canonicalJson({
+          sample: 2,
+          params,
+          model: "m",
+          messages: messages.map((m) => ({ role: m.role, content: m.content })),
+          kind: "chat",
+          baseURL: "http://h/v1",
+        }),
+      )
+      .digest("hex");
+    expect(chatCacheKey(full, 2)).toBe(expected);
   });
 
   it("never see an API key: only the named fields are hashed", () => {
