@@ -133,9 +133,12 @@ function merge(dir: string): void {
   const lines = new Map<string, Buffer>();
   for (const name of done) {
     const bytes = readIfPresent(join(dir, name));
-    scanEntries(bytes, (key, start, end) =>
-      lines.set(key, bytes.subarray(start - KEY_LENGTH - 1, end + 1)),
-    );
+    scanEntries(bytes, (key, start, end) => {
+      // A damaged entry is dropped here: carried into the newest pack, it would hide a good one.
+      if (parses(bytes.toString("utf8", start, end))) {
+        lines.set(key, bytes.subarray(start - KEY_LENGTH - 1, end + 1));
+      }
+    });
   }
   const merged = join(dir, packName(CLOSED));
   writeWhole(merged, Buffer.concat([...lines.values()]));
@@ -299,6 +302,15 @@ function readIfPresent(path: string): Buffer {
     return readWhole(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+function parses(json: string): boolean {
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
   }
 }
 

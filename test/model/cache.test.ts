@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -175,6 +183,9 @@ describe("createCache", () => {
     // Nine closed packs: one more than are kept apart.
     for (let run = 0; run < 9; run++) await writeRun(root, [run, 100 + run]);
     expect(packsOf(root)).toHaveLength(11);
+    // A damaged copy of an entry after the good one is not carried into the merged pack.
+    const first = join(root, "packs", packsOf(root).find((n) => n.endsWith(".pack")) as string);
+    appendFileSync(first, `${keyOf(0)} {"sample": 0, "tor\n`);
     const [deadPack, livePack] = packsOf(root).filter((n) => n.endsWith(".open"));
     const old = new Date(Date.now() - 25 * 3600 * 1000);
     utimesSync(join(root, "packs", deadPack as string), old, old);
