@@ -103,9 +103,10 @@ Targets (exactly one):
                    stdout; a non-zero exit or a timeout is an error sample
   Judge graders ask --judge MODEL through the same endpoint and cache, so they need the key too.
 
-Cache: answers are stored under --cache-dir (content-addressed: endpoint, model, messages,
-sampling parameters and the sample index). Model calls are cached unless
---no-cache; --target outputs only with --cache. Re-running an unchanged suite makes no call.
+Cache: answers are stored in pack files under --cache-dir, keyed on the endpoint, model,
+messages, sampling parameters and the sample index (never the API key). Model calls are cached
+unless --no-cache; --target outputs only with --cache. Re-running an unchanged suite makes no
+call. Delete the folder to clear the cache.
 
 Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest line, then one row per
 case x sample, appended as samples finish), report.json and report.md; a summary on stdout.
