@@ -61,9 +61,14 @@ export class RowWriter {
   flush(): void {
     if (this.failed) throw this.failed;
     if (this.pending.length === 0) return;
-    const text = this.pending.join("");
+    const bytes = Buffer.from(this.pending.join(""), "utf8");
     this.pending = [];
-    this.end += writeSync(this.fd, text, this.end);
+    // A short write (a full disk) must not leave the rest of the batch out: the next batch would
+    // be appended after a cut line, in the middle of the file.
+    for (let done = 0; done < bytes.length; ) {
+      done += writeSync(this.fd, bytes, done, bytes.length - done, this.end + done);
+    }
+    this.end += bytes.length;
   }
 
   /** A failure here has no caller to go to: the next append() or close() throws it. */
@@ -77,12 +82,15 @@ export class RowWriter {
 
   /** Adds fields to the manifest; returns false (and keeps the old line) if they do not fit. */
   close(extra: Record<string, unknown>): boolean {
-    this.flush();
-    this.manifest = { ...this.manifest, ...extra };
-    const body = JSON.stringify({ manifest: this.manifest });
-    const room = this.manifestLength - 1 - Buffer.byteLength(body);
-    if (room >= 0) writeSync(this.fd, `${body}${" ".repeat(room)}\n`, 0);
-    closeSync(this.fd);
-    return room >= 0;
+    try {
+      this.flush();
+      this.manifest = { ...this.manifest, ...extra };
+      const body = JSON.stringify({ manifest: this.manifest });
+      const room = this.manifestLength - 1 - Buffer.byteLength(body);
+      if (room >= 0) writeSync(this.fd, `${body}${" ".repeat(room)}\n`, 0);
+      return room >= 0;
+    } finally {
+      closeSync(this.fd);
+    }
   }
 }

@@ -101,6 +101,8 @@ export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
     },
     { pricing: plan.config.pricing },
   );
+  // Every row on disk before a report counts it: a write that failed stops the run here.
+  rows.flush();
   await writeFile(path.join(runDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(runDir, "report.md"), caseReportMarkdown(report));
   rows.close({

@@ -142,6 +142,8 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     interrupted: signal.aborted,
     summary: summarize(tally, { pricing: config.pricing }),
   });
+  // Every row on disk before a report counts it: a write that failed stops the run here.
+  rows.flush();
   await writeJson(path.join(runDir, "report.json"), report);
   await writeFile(path.join(runDir, "report.md"), checkReportMarkdown(report));
   rows.close({

@@ -14,21 +14,23 @@ export interface Cache {
 /** The cache a run owns. */
 export interface RunCache extends Cache {
   /**
-   * Closes the run's pack and the files read. Returns warnings (none when every write landed): a
-   * failed write costs a call next run, not this one, so it is reported rather than thrown.
+   * Closes the run's pack and the files read; from then on get() misses and set() is ignored (a
+   * call abandoned by an interrupt may still finish). Returns warnings (none when every write
+   * landed): a failed write costs a call next run, not this one, so it is reported, not thrown.
    */
   flush(): Promise<string[]>;
 }
 
 /**
- * The answer cache under `dir/packs/` (see pack-file.ts). The packs are indexed on the first
- * read, so a run that only writes never reads them; entries written by this run are indexed as
- * they are appended. Entries other runs append meanwhile are seen by the next run.
+ * The answer cache under `dir/packs/` (see pack-file.ts). The packs are indexed on first use, so
+ * a run with the cache off never reads them; entries written by this run are indexed as they are
+ * appended. Entries other runs append meanwhile are seen by the next run.
  */
 export function createCache(dir: string): RunCache {
   const packsDir = join(dir, "packs");
   let unreadable = "";
   let index: PackIndex | null = null;
+  let closed = false;
   const writer = new PackWriter(packsDir);
   const opened = (): PackIndex => {
     if (index !== null) return index;
@@ -43,17 +45,22 @@ export function createCache(dir: string): RunCache {
   return {
     dir,
     async get(key) {
-      const at = opened().entries.get(key);
-      if (at === undefined) return null;
-      writer.ready(at);
-      return readEntry(at);
+      if (closed) return null;
+      for (let at = opened().entries.get(key); at !== undefined; at = at.earlier) {
+        writer.ready(at);
+        const value = readEntry(at);
+        if (value !== null) return value;
+      }
+      return null;
     },
     async set(key, value) {
+      if (closed) return;
       const entries = opened().entries;
       const at = writer.append(key, JSON.stringify(value));
       if (at !== null) entries.set(key, at);
     },
     async flush() {
+      closed = true;
       const warnings = [];
       try {
         writer.close();
@@ -61,8 +68,7 @@ export function createCache(dir: string): RunCache {
         warnings.push(`could not close the cache pack under ${packsDir}: ${String(error)}`);
       }
       closeAll(writer.fds.splice(0));
-      closeAll(index?.fds ?? []);
-      index = null;
+      closeAll(index?.fds.splice(0) ?? []);
       if (unreadable) {
         warnings.push(`could not read the cache under ${dir} (${unreadable}); it was not used`);
       }

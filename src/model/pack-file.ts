@@ -27,6 +27,8 @@ export interface Location {
   fd: number;
   start: number;
   end: number;
+  /** The same key met earlier in the packs: read when this copy turns out damaged. */
+  earlier?: Location;
 }
 
 const KEY_LENGTH = 64;
@@ -34,6 +36,7 @@ const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const OPEN = ".open";
 const CLOSED = ".pack";
+const TEMP = ".tmp";
 /** More closed packs than this are merged into one, so opening a cache stays a few reads. */
 const MAX_CLOSED_PACKS = 8;
 /** An open pack untouched this long belongs to a run that died: it may be merged. */
@@ -47,31 +50,51 @@ export interface PackIndex {
   fds: number[];
 }
 
-/** Indexes every pack in `dir` (a missing folder has none), merging them first if too many. */
+/**
+ * Indexes every pack in `dir` (a missing folder has none), merging them first if too many.
+ * Other runs rename and merge packs meanwhile: a pack gone since the listing is looked for
+ * under its closed name, then in a new listing; what was read already is kept.
+ */
 export function indexPacks(dir: string): PackIndex {
   compact(dir);
-  for (let attempt = 1; ; attempt++) {
-    const entries = new Map<string, Location>();
-    const fds: number[] = [];
+  const index: PackIndex = { entries: new Map(), fds: [] };
+  const read = new Set<string>();
+  for (let attempt = 1; attempt <= LIST_ATTEMPTS; attempt++) {
+    let missed = false;
+    for (const name of packNames(dir)) {
+      const stem = name.slice(0, name.lastIndexOf("."));
+      if (read.has(stem)) continue;
+      const fd = openPack(dir, name);
+      if (fd === null) {
+        missed = true;
+        continue;
+      }
+      read.add(stem);
+      index.fds.push(fd);
+      scanEntries(readWhole(fd), (key, start, end) => {
+        index.entries.set(key, { fd, start, end, earlier: index.entries.get(key) });
+      });
+    }
+    if (!missed) break;
+  }
+  return index;
+}
+
+/** Opens a pack to read, or its closed self if it was closed since; null when it is gone. */
+function openPack(dir: string, name: string): number | null {
+  const names = name.endsWith(OPEN) ? [name, name.slice(0, -OPEN.length) + CLOSED] : [name];
+  for (const candidate of names) {
     try {
-      for (const name of packNames(dir)) fds.push(indexPack(join(dir, name), entries));
-      return { entries, fds };
+      return openSync(join(dir, candidate), "r");
     } catch (error) {
-      closeAll(fds);
-      if (!isMissing(error) || attempt === LIST_ATTEMPTS) throw error;
+      if (!isMissing(error)) throw error;
     }
   }
+  return null;
 }
 
 export function closeAll(fds: readonly number[]): void {
   for (const fd of fds) closeSync(fd);
-}
-
-function indexPack(path: string, index: Map<string, Location>): number {
-  const fd = openSync(path, "r");
-  const bytes = readWhole(fd);
-  scanEntries(bytes, (key, start, end) => index.set(key, { fd, start, end }));
-  return fd;
 }
 
 /** Calls `onEntry` for every whole line of `bytes` that starts with a key and a space. */
@@ -100,16 +123,21 @@ export function readEntry(at: Location): unknown {
   }
 }
 
-/** The pack names in `dir`, oldest first (names start with the time), so later entries win. */
-function packNames(dir: string): string[] {
-  let names: string[];
+/** The names in `dir`; none when it does not exist (yet) or is not a folder. */
+function listDir(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch (error) {
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === "ENOTDIR") return [];
     throw error;
   }
-  return names.filter((n) => n.endsWith(OPEN) || n.endsWith(CLOSED)).sort();
+}
+
+/** The pack names in `dir`, oldest first (names start with the time), so later entries win. */
+function packNames(dir: string): string[] {
+  return listDir(dir)
+    .filter((n) => n.endsWith(OPEN) || n.endsWith(CLOSED))
+    .sort();
 }
 
 /**
@@ -126,12 +154,19 @@ function compact(dir: string): void {
 
 function merge(dir: string): void {
   const now = Date.now();
-  const done = packNames(dir).filter(
-    (name) => name.endsWith(CLOSED) || now - mtimeOf(join(dir, name)) > STALE_MS,
-  );
+  // What a merge that died left behind.
+  for (const name of listDir(dir).filter((n) => n.endsWith(TEMP))) {
+    if (now - (statOf(join(dir, name))?.mtimeMs ?? now) > STALE_MS) rmSync(join(dir, name));
+  }
+  const done = packNames(dir).flatMap((name) => {
+    const stat = statOf(join(dir, name));
+    const finished = stat !== null && (name.endsWith(CLOSED) || now - stat.mtimeMs > STALE_MS);
+    return finished ? [{ name, size: stat.size }] : [];
+  });
   if (done.length <= MAX_CLOSED_PACKS) return;
+  const victims = toMerge(done);
   const lines = new Map<string, Buffer>();
-  for (const name of done) {
+  for (const name of victims) {
     const bytes = readIfPresent(join(dir, name));
     scanEntries(bytes, (key, start, end) => {
       // A damaged entry is dropped here: carried into the newest pack, it would hide a good one.
@@ -140,9 +175,20 @@ function merge(dir: string): void {
       }
     });
   }
-  const merged = join(dir, packName(CLOSED));
-  writeWhole(merged, Buffer.concat([...lines.values()]));
-  for (const name of done) rmSync(join(dir, name), { force: true });
+  writeWhole(join(dir, packName(CLOSED)), Buffer.concat([...lines.values()]));
+  for (const name of victims) rmSync(join(dir, name), { force: true });
+}
+
+/**
+ * All the packs, or all but the largest when it outweighs the rest together: the bulk of a big
+ * cache is rewritten only once the small packs have grown as large, not at every merge.
+ * Names stay in age order, so a later entry still wins.
+ */
+function toMerge(packs: readonly { name: string; size: number }[]): string[] {
+  const largest = packs.reduce((a, b) => (b.size > a.size ? b : a));
+  const rest = packs.filter((p) => p !== largest);
+  const restSize = rest.reduce((sum, p) => sum + p.size, 0);
+  return (largest.size > restSize ? rest : packs).map((p) => p.name);
 }
 
 /** What did not reach the disk: how many entries, and the first reason. */
@@ -257,7 +303,7 @@ export class PackWriter {
 
 /** Writes a file that appears whole or not at all (temp file, then rename). */
 function writeWhole(path: string, bytes: Buffer): void {
-  const temp = `${path}.tmp`;
+  const temp = `${path}${TEMP}`;
   try {
     writeFileSync(temp, bytes);
     renameSync(temp, path);
@@ -314,11 +360,11 @@ function parses(json: string): boolean {
   }
 }
 
-function mtimeOf(path: string): number {
+function statOf(path: string): { size: number; mtimeMs: number } | null {
   try {
-    return statSync(path).mtimeMs;
+    return statSync(path);
   } catch {
-    return Date.now();
+    return null;
   }
 }
 

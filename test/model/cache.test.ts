@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   appendFileSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -201,6 +202,41 @@ describe("createCache", () => {
     await live.set(keyOf(61), { sample: 61 });
     expect(await live.flush()).toEqual([]);
     expect(await createCache(root).get(keyOf(61))).toEqual({ sample: 61 });
+  });
+
+  it("is closed by flush(): a late set() writes nothing, a late get() misses", async () => {
+    const root = join(dir, "i");
+    const cache = createCache(root);
+    await cache.set(keyOf(0), { sample: 0 });
+    expect(await cache.flush()).toEqual([]);
+    await cache.set(keyOf(1), { sample: 1 });
+    expect(await cache.get(keyOf(0))).toBeNull();
+    expect(packsOf(root)).toEqual([expect.stringMatching(/\.pack$/)]);
+    expect(await createCache(root).get(keyOf(1))).toBeNull();
+  });
+
+  it("reads an earlier copy of an entry when the later one is damaged", async () => {
+    const packs = join(dir, "g", "packs");
+    mkdirSync(packs, { recursive: true });
+    writeFileSync(join(packs, "20260101T000000000Z-1-aaaaaaaa.pack"), `${keyOf(0)} {"sample":0}\n`);
+    writeFileSync(join(packs, "20260101T000000001Z-1-bbbbbbbb.pack"), `${keyOf(0)} {"sam\n`);
+    expect(await createCache(join(dir, "g")).get(keyOf(0))).toEqual({ sample: 0 });
+  });
+
+  it("leaves a pack larger than all the others together out of a merge", async () => {
+    const root = join(dir, "h");
+    await writeRun(
+      root,
+      Array.from({ length: 50 }, (_, i) => 1000 + i),
+    );
+    const [big] = packsOf(root);
+    for (let run = 0; run < 8; run++) await writeRun(root, [run]);
+    const reader = createCache(root);
+    expect(await reader.get(keyOf(1049))).toEqual({ sample: 1049 });
+    expect(await reader.get(keyOf(7))).toEqual({ sample: 7 });
+    const after = packsOf(root);
+    expect(after).toHaveLength(2);
+    expect(after).toContain(big);
   });
 
   it("still reads a pack another run merged away after it was indexed", async () => {
