@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import v8 from "node:v8";
 import { Command, CommanderError, Option } from "commander";
 import { TOOL_VERSION } from "../engine/version.js";
 import { EXIT, InputError } from "../errors.js";
@@ -15,6 +16,12 @@ import {
 import { printError } from "./output.js";
 import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
+
+// A run is short-lived and spends its time in a few hot paths (a call, a grade, a row, thousands
+// of times), which V8 optimizes only once a function has run ~132 KB of bytecode; a whole run
+// is over before much of it is. An eighth of that budget: `eb eval` of 6000 loopback calls
+// 1.68 s -> 1.48 s (median of 5).
+v8.setFlagsFromString("--interrupt-budget=16384");
 
 /** Commands load their modules only when run, so `eb --version` starts fast. */
 function action<F>(load: () => Promise<(flags: F) => Promise<number>>) {
