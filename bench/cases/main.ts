@@ -26,6 +26,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { runCases } from "../../src/index.js";
+import { median } from "../median.js";
 
 interface Options {
   cases: number;
@@ -273,12 +274,6 @@ function runEb(
 
 function rate(calls: number, seconds: number): string {
   return `${(calls / seconds).toFixed(0).padStart(6)} calls/s (${seconds.toFixed(2)} s)`;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** The median, then every round, so the spread is in sight. */

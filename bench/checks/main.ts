@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { median } from "../median.js";
 
 const { values } = parseArgs({
   options: {
@@ -56,11 +57,6 @@ function timeIt(run: () => void): number {
   const started = performance.now();
   run();
   return performance.now() - started;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const { root, jobs } = makeProject();

@@ -233,7 +233,7 @@ export class PackWriter {
   }
 
   /**
-   * Writes what is queued. A failed or short write may leave part of a line that later lines
+   * Writes what is queued. A write that fails part-way may leave part of a line that later lines
    * would join, so the pack is given up as it is (its torn tail is skipped by readers) and the
    * next append starts another.
    */
