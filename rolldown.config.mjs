@@ -1,11 +1,25 @@
 // The `eb` CLI as a few files instead of ~400 modules: Node 20 spends ~90 ms resolving and
 // compiling them one by one at every start. The library (dist/index.js) stays as tsc emits it.
+import { chmod } from "node:fs/promises";
+import path from "node:path";
 import { defineConfig } from "rolldown";
+
+const OUT_DIR = "dist/bin";
 
 export default defineConfig({
   input: { eb: "dist/cli/main.js" },
   platform: "node",
   logLevel: "warn",
   // Dependencies bundled too: their module graphs are most of the start-up cost.
-  output: { dir: "dist/bin", format: "esm", chunkFileNames: "[name]-[hash].js", cleanDir: true },
+  output: { dir: OUT_DIR, format: "esm", chunkFileNames: "[name]-[hash].js", cleanDir: true },
+  plugins: [
+    {
+      // The bundle is written anew on every build, so `npx eb` (a bin link to it) needs its
+      // executable bit back each time.
+      name: "executable-bin",
+      async writeBundle() {
+        await chmod(path.join(OUT_DIR, "eb.js"), 0o755);
+      },
+    },
+  ],
 });

@@ -40,7 +40,7 @@ const BLANK: AgentTemplate = {
 };
 
 /**
- * Built-in agents, measured against the real CLIs (shared/spec/agent-clis.md). All print plain
+ * Built-in agents, measured against the real CLIs (docs/agent-clis.md). All print plain
  * text: a JSON output format would hide the verdict inside escaped strings.
  */
 export const BUILTIN_AGENTS: Readonly<Record<string, AgentTemplate>> = {

@@ -20,7 +20,7 @@ interface Vector {
 }
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-const VECTORS_PATH = path.resolve(REPO_ROOT, "../shared/vectors/check-definition-sha256.json");
+const VECTORS_PATH = path.resolve(REPO_ROOT, "test/fixtures/vectors/check-definition-sha256.json");
 const VECTORS = (JSON.parse(readFileSync(VECTORS_PATH, "utf8")) as { vectors: Vector[] }).vectors;
 
 function vector(name: string): Vector {

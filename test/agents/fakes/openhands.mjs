@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A stand-in for the OpenHands CLI (PyPI `openhands` 1.16.0, Python 3.12: not installable on
 // this machine), for the contract tests. It follows what the real CLI does in headless mode, per
-// its source (OpenHands/OpenHands-CLI v1.16.0) and shared/spec/agent-clis.md:
+// its source (OpenHands/OpenHands-CLI v1.16.0) and docs/agent-clis.md:
 //  - argparse-style options; an unknown option is exit 2 "unrecognized arguments";
 //  - --headless needs -t/--task or -f/--file, and always approves actions;
 //  - LLM_MODEL / LLM_BASE_URL / LLM_API_KEY are honoured only with --override-with-envs;

@@ -12,7 +12,7 @@ export interface PinnedCli {
   bin: string;
 }
 
-/** Versions measured in shared/spec/agent-clis.md. */
+/** Versions measured in docs/agent-clis.md. */
 export const PINNED: readonly PinnedCli[] = [
   { agent: "codex", pkg: "@openai/codex", version: "0.171.0", bin: "codex" },
   // Pinned on purpose: on Node 20 an unpinned install silently gives 2.1.197 (engines >=22).
