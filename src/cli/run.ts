@@ -45,6 +45,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
       onResult: progress,
+      onWarning: printWarning,
       argv: process.argv.slice(2),
     });
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");

@@ -44,6 +44,8 @@ export interface RunChecksOptions extends LoadConfigOptions {
   samples?: number;
   /** An interrupted run folder to complete: only its missing check × sample pairs run. */
   resume?: string;
+  /** Warnings found while running (e.g. a provider_env variable that is not set). */
+  onWarning?: (message: string) => void;
 }
 
 export interface CheckRun {
@@ -103,6 +105,8 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
           scratchDir: path.join(scratchRoot, String(unitIndex)),
           python,
           signal,
+          env: options.env ?? process.env,
+          warn: options.onWarning ?? (() => {}),
         };
         const result = await runOne(item, context);
         if (!result) return;

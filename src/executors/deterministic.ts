@@ -42,6 +42,7 @@ export async function runDeterministic(
     command: python.executable,
     args,
     cwd: config.projectRoot,
+    env: context.env,
     timeoutMs: config.checkTimeoutSeconds * 1000,
     stdoutFile: path.join(context.checksDir, `${context.stem}.stdout.txt`),
     stderrFile: path.join(context.checksDir, `${context.stem}.stderr.txt`),

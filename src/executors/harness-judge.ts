@@ -56,9 +56,9 @@ export async function runHarnessJudge(
     harnessEnv: config.harness.env,
     envAllowlist: config.harness.envAllowlist,
     projectRoot: config.projectRoot,
-    parentEnv: process.env,
+    parentEnv: context.env,
     isRoot: process.getuid?.() === 0,
-    warn: (message) => process.stderr.write(`warning: ${message}\n`),
+    warn: context.warn,
   });
   if ("error" in invocation) return errorOutcome(invocation.error, details);
   details.model = invocation.model;

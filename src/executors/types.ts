@@ -16,6 +16,10 @@ export interface ExecContext {
   scratchDir: string;
   python: PythonInterpreter;
   signal: AbortSignal;
+  /** The environment processes inherit (the caller's `env`, never read from process.env here). */
+  env: NodeJS.ProcessEnv;
+  /** Where a warning goes; the library never writes to the terminal itself. */
+  warn: (message: string) => void;
 }
 
 /** What running a check produced, before timing and identity are added. */
