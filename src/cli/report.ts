@@ -18,12 +18,11 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   const config = await loadConfig({ cwd: flags.cwd });
   const rows = await readRun(run);
   if (rows.truncatedLastLine) printWarning(`${rows.file}: the last line was cut short and skipped`);
-  const judge = rows.manifest?.judge_model;
   const summary = summarize(rows.tally, {
     method: flags.interval,
     seed: Number(flags.seed),
     pricing: config.pricing,
-    judgeModel: typeof judge === "string" ? judge : null,
+    judgeModel: rows.manifest?.judge_model ?? null,
   });
   const output = flags.json
     ? `${JSON.stringify({ ...summary.stats, breakdown: summary.breakdown, flaky_items: summary.flaky, graders: summary.graders, latency: summary.latency, tokens: summary.tokens }, null, 2)}\n`

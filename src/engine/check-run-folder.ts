@@ -7,7 +7,7 @@ import { InputError } from "../errors.js";
 import type { PreparedCheck } from "../executors/types.js";
 import type { CheckResult } from "../report/check-report.js";
 import { readRows } from "../report/read-rows.js";
-import type { Row } from "../report/row-tally.js";
+import type { StoredRow as Row } from "../run/record.js";
 import { gitCommit } from "./git.js";
 import { RowWriter } from "./rows.js";
 import type { RunChecksOptions } from "./run-checks.js";

@@ -3,7 +3,7 @@ import { errorOutcome, runDeterministic } from "../executors/deterministic.js";
 import { runHarnessJudge } from "../executors/harness-judge.js";
 import type { ExecContext, ExecOutcome, PreparedCheck } from "../executors/types.js";
 import { boundedStream, type CheckResult } from "../report/check-report.js";
-import type { Row } from "../report/row-tally.js";
+import type { StoredRow as Row } from "../run/record.js";
 import { isoUtc } from "./time.js";
 
 export async function runOne(

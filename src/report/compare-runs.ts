@@ -1,3 +1,4 @@
+import type { ManifestSummary } from "../run/manifest.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
 import { readRun } from "./read-rows.js";
 
@@ -25,16 +26,14 @@ export async function compareRuns(
   return { ...comparison, warnings };
 }
 
-type Manifest = Record<string, unknown> | null;
-
-function manifestWarnings(base: Manifest, cand: Manifest): string[] {
+function manifestWarnings(base: ManifestSummary | null, cand: ManifestSummary | null): string[] {
   if (!base || !cand) return [];
   const warnings: string[] = [];
   if (base.kind !== cand.kind) {
     warnings.push(`the runs are of different kinds (${String(base.kind)} vs ${String(cand.kind)})`);
   }
-  const baseDefs = definitions(base);
-  const candDefs = definitions(cand);
+  const baseDefs = new Map(Object.entries(base.definitions));
+  const candDefs = new Map(Object.entries(cand.definitions));
   const changed = [...baseDefs.keys()].filter(
     (key) => candDefs.has(key) && candDefs.get(key) !== baseDefs.get(key),
   );
@@ -44,11 +43,6 @@ function manifestWarnings(base: Manifest, cand: Manifest): string[] {
     );
   }
   return warnings;
-}
-
-function definitions(manifest: Record<string, unknown>): Map<string, unknown> {
-  const value = manifest.definitions;
-  return typeof value === "object" && value !== null ? new Map(Object.entries(value)) : new Map();
 }
 
 function missingWarnings(comparison: Comparison): string[] {

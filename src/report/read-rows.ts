@@ -3,13 +3,15 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { InputError } from "../errors.js";
-import { type Row, RowTally } from "./row-tally.js";
+import { type ManifestSummary, summarizeManifest } from "../run/manifest.js";
+import type { StoredRow } from "../run/record.js";
+import { RowTally } from "./row-tally.js";
 
 export interface RunRows {
   /** The rows file that was read. */
   file: string;
-  /** The first line's `manifest`, or null for rows written without one (the article's script). */
-  manifest: Record<string, unknown> | null;
+  /** What the first line's `manifest` says, or null for rows without one (the article's script). */
+  manifest: ManifestSummary | null;
   tally: RowTally;
   /** A last line cut short by a crash is skipped, not fatal. */
   truncatedLastLine: boolean;
@@ -19,24 +21,24 @@ export interface RunRows {
 export async function readRun(location: string): Promise<RunRows> {
   const file = await rowsFile(location);
   const tally = new RowTally();
-  let manifest: Record<string, unknown> | null = null;
+  let manifest: ManifestSummary | null = null;
   const { truncatedLastLine } = await forEachLine(file, (parsed) => {
-    if ("manifest" in parsed) manifest = parsed.manifest;
+    if ("manifest" in parsed) manifest = summarizeManifest(parsed.manifest);
     else tally.add(parsed);
   });
   return { file, manifest, tally, truncatedLastLine };
 }
 
 /** Every row of a rows file, in file order (the manifest and a cut-short last line skipped). */
-export async function readRows(file: string): Promise<Row[]> {
-  const rows: Row[] = [];
+export async function readRows(file: string): Promise<StoredRow[]> {
+  const rows: StoredRow[] = [];
   await forEachLine(file, (parsed) => {
     if (!("manifest" in parsed)) rows.push(parsed);
   });
   return rows;
 }
 
-type Line = Row | { manifest: Record<string, unknown> };
+type Line = StoredRow | { manifest: unknown };
 
 /** A bad line is an InputError with file and line, unless it is the last one (a crash cut it). */
 async function forEachLine(
@@ -89,7 +91,9 @@ function parseLine(text: string): Parsed {
   if (typeof record.score !== "number" || record.score < 0 || record.score > 1) {
     return 'a row needs a "score" between 0 and 1';
   }
-  return { ...(record as unknown as Row), id: String(record.id) };
+  // The other fields are taken as written: a reader of each checks what it uses.
+  const row: StoredRow = { ...record, id: String(record.id), score: record.score };
+  return row;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

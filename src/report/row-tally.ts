@@ -1,28 +1,5 @@
+import type { Status, StoredRow } from "../run/record.js";
 import type { ItemAgg } from "../stats/interval.js";
-
-/**
- * One row as every kind of run writes it (DESIGN.md field names). Only `id` and `score` are
- * required, so rows written by the article's own script read too.
- */
-export interface Row {
-  id: string;
-  sample?: number;
-  score: number;
-  status?: "passed" | "failed" | "error";
-  stratum?: string;
-  tags?: string[];
-  marks?: Record<string, boolean>;
-  ms?: number;
-  cached?: boolean;
-  model?: string | null;
-  prompt_tokens?: number | null;
-  completion_tokens?: number | null;
-  judge_prompt_tokens?: number | null;
-  judge_completion_tokens?: number | null;
-  error?: string | null;
-  reason?: string | null;
-  cost?: number | null;
-}
 
 /** What a run keeps per item: sums, not samples, so a million rows fit in memory. */
 export interface ItemTally extends ItemAgg {
@@ -53,7 +30,7 @@ export class RowTally {
   private latencies = new Float64Array(1024);
   latencyCount = 0;
 
-  add(row: Row): void {
+  add(row: StoredRow): void {
     const item = this.itemFor(row);
     item.n++;
     item.sum += row.score;
@@ -76,7 +53,7 @@ export class RowTally {
     return this.latencies.subarray(0, this.latencyCount);
   }
 
-  private itemFor(row: Row): ItemTally {
+  private itemFor(row: StoredRow): ItemTally {
     const existing = this.items.get(row.id);
     if (existing) return existing;
     const item: ItemTally = {
@@ -101,7 +78,7 @@ export class RowTally {
     this.latencies[this.latencyCount++] = ms;
   }
 
-  private addTokens(row: Row): void {
+  private addTokens(row: StoredRow): void {
     const input = row.prompt_tokens ?? 0;
     const output = row.completion_tokens ?? 0;
     if (input > 0 || output > 0) {
@@ -117,7 +94,7 @@ export class RowTally {
 }
 
 /** Rows without a status (the article's) are errors when they carry one, else by score. */
-export function statusOf(row: Row): "passed" | "failed" | "error" {
+export function statusOf(row: StoredRow): Status {
   if (row.status) return row.status;
   if (row.error) return "error";
   return row.score >= 1 ? "passed" : "failed";

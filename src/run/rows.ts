@@ -1,0 +1,98 @@
+import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+
+/** Room left on the manifest line so fields known only at the end fit in place. */
+const DEFAULT_RESERVE = 160;
+
+/**
+ * `rows.jsonl`: the manifest line first, then one line per sample, appended as each finishes (a
+ * run killed outright loses at most the rows of its last event-loop turn). At the end the
+ * manifest line is rewritten in place with the fields only known then, inside the room reserved.
+ */
+export class RowWriter<M extends object> {
+  private pending: string[] = [];
+  private failed: Error | null = null;
+
+  private constructor(
+    readonly path: string,
+    private manifest: M,
+    private readonly fd: number,
+    private readonly manifestLength: number,
+    /** Where the next row goes: positions are explicit, so a reopened file appends too. */
+    private end: number,
+  ) {}
+
+  /** Starts a new rows file with `manifest` and `reserve` bytes of room on its line. */
+  static create<M extends object>(path: string, manifest: M, reserve = DEFAULT_RESERVE) {
+    const fd = openSync(path, "w");
+    const line = `${JSON.stringify({ manifest })}${" ".repeat(reserve)}\n`;
+    const length = writeSync(fd, line, 0);
+    return new RowWriter(path, manifest, fd, length, length);
+  }
+
+  /**
+   * Reopens a run's rows file to append to it (`--resume`). A last line cut short by a crash is
+   * dropped, so every line stays valid JSON. `readManifest` validates the first line's manifest.
+   */
+  static reopen<M extends object>(
+    path: string,
+    readManifest: (value: unknown) => M,
+  ): { writer: RowWriter<M>; manifest: M } {
+    const bytes = readFileSync(path);
+    const firstBreak = bytes.indexOf(0x0a);
+    const line: unknown = JSON.parse(bytes.subarray(0, firstBreak).toString("utf8"));
+    const manifest = readManifest(
+      typeof line === "object" && line !== null && "manifest" in line ? line.manifest : undefined,
+    );
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    const fd = openSync(path, "r+");
+    ftruncateSync(fd, end);
+    return { writer: new RowWriter(path, manifest, fd, firstBreak + 1, end), manifest };
+  }
+
+  /**
+   * Queues the row; rows finished in one turn of the event loop are written together at its end
+   * (a write each cost ~10 µs of a disk's bookkeeping, a tenth of a loopback call).
+   */
+  append(row: object): void {
+    if (this.failed) throw this.failed;
+    if (this.pending.length === 0) setImmediate(() => this.flushLater());
+    this.pending.push(`${JSON.stringify(row)}\n`);
+  }
+
+  /** Writes the rows queued so far; throws what an earlier write failed with. */
+  flush(): void {
+    if (this.failed) throw this.failed;
+    if (this.pending.length === 0) return;
+    const bytes = Buffer.from(this.pending.join(""), "utf8");
+    this.pending = [];
+    // A short write (a full disk) must not leave the rest of the batch out: the next batch would
+    // be appended after a cut line, in the middle of the file.
+    for (let done = 0; done < bytes.length; ) {
+      done += writeSync(this.fd, bytes, done, bytes.length - done, this.end + done);
+    }
+    this.end += bytes.length;
+  }
+
+  /** A failure here has no caller to go to: the next append() or close() throws it. */
+  private flushLater(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.failed ??= error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  /** Adds fields to the manifest; returns false (and keeps the old line) if they do not fit. */
+  close(extra: Partial<M>): boolean {
+    try {
+      this.flush();
+      this.manifest = { ...this.manifest, ...extra };
+      const body = JSON.stringify({ manifest: this.manifest });
+      const room = this.manifestLength - 1 - Buffer.byteLength(body);
+      if (room >= 0) writeSync(this.fd, `${body}${" ".repeat(room)}\n`, 0);
+      return room >= 0;
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import { existsSync } from "node:fs";
+import { lstat, mkdir, readdir } from "node:fs/promises";
+import path from "node:path";
+import { InputError } from "../errors.js";
+import { parseManifest } from "./manifest.js";
+import {
+  COMMAND_OF,
+  type Manifest,
+  type ManifestBase,
+  RESUME_KEYS,
+  type RunKind,
+  type SettingsOf,
+} from "./record.js";
+import { RowWriter } from "./rows.js";
+
+export interface RunFolderOptions {
+  outputDir: string;
+  runId: string;
+  /** Write straight into `outputDir` (which must be absent or an empty, real folder). */
+  flat: boolean;
+  outputDirFromFlag: boolean;
+}
+
+/** Creates the run folder: `<output_dir>/<run_id>/`, or `output_dir` itself with `--flat-output`. */
+export async function createRunFolder(options: RunFolderOptions): Promise<string> {
+  if (!options.flat) {
+    const dir = path.join(options.outputDir, options.runId);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+  await checkFlatTarget(options);
+  await mkdir(options.outputDir, { recursive: true });
+  return options.outputDir;
+}
+
+/** Refuses anything but an absent path or an empty, non-symlink folder; never overwrites. */
+async function checkFlatTarget(options: RunFolderOptions): Promise<void> {
+  const dir = options.outputDir;
+  if (!options.outputDirFromFlag) {
+    throw new InputError(
+      "--flat-output requires an explicit --output-dir (the exact folder to write into).",
+    );
+  }
+  const info = await lstat(dir).catch(() => null);
+  if (!info) return;
+  const refuse = (what: string) =>
+    new InputError(
+      `--flat-output refuses ${dir}: ${what}. Pass an absent path or an empty folder; nothing was written.`,
+    );
+  if (info.isSymbolicLink()) throw refuse("it is a symbolic link");
+  if (!info.isDirectory()) throw refuse("it is not a folder");
+  if ((await readdir(dir)).length > 0) throw refuse("the folder is not empty");
+}
+
+export const ROWS_FILE = "rows.jsonl";
+
+/** What a resumed run needs of its manifest. */
+export type Resumed = Pick<ManifestBase, "run_id" | "started_at" | "resumes">;
+
+/**
+ * Reopens an interrupted run of the same kind, items and settings (else an InputError naming
+ * what differs) to append the rows still missing.
+ */
+export function reopenRunFolder<K extends RunKind>(
+  runDir: string,
+  kind: K,
+  now: SettingsOf<K> & { definitions: Record<string, string> },
+): { rows: RowWriter<Manifest>; manifest: Resumed } {
+  const file = path.join(runDir, ROWS_FILE);
+  if (!existsSync(file)) {
+    throw new InputError(`--resume ${runDir}: not a run folder (no ${ROWS_FILE})`);
+  }
+  const refuse = (why: string) =>
+    new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
+  const { writer, manifest } = RowWriter.reopen(file, (value) => {
+    const parsed = parseManifest(value);
+    if (parsed === null) throw refuse("its manifest is not one eb wrote");
+    return parsed;
+  });
+  const why = mismatch(manifest, kind, now);
+  if (why !== null) {
+    writer.close({});
+    throw refuse(why);
+  }
+  return { rows: writer, manifest };
+}
+
+function mismatch<K extends RunKind>(
+  manifest: Manifest,
+  kind: K,
+  now: SettingsOf<K> & { definitions: Record<string, string> },
+): string | null {
+  if (manifest.kind !== kind) return `it is not a run of ${COMMAND_OF[kind]}`;
+  const before = new Map(Object.entries(manifest));
+  const after = new Map(Object.entries(now));
+  const changed = RESUME_KEYS[kind].filter(
+    (key) => JSON.stringify(before.get(String(key))) !== JSON.stringify(after.get(String(key))),
+  );
+  return changed.length > 0 ? `${changed.join(", ")} changed` : null;
+}

@@ -1,0 +1,87 @@
+import type { RowTally } from "../report/row-tally.js";
+import type { CaseClosing, RowOf, RunKind, SettingsOf, StoredRow } from "./record.js";
+
+/** An item of a suite: a check or a case. */
+export interface SuiteItem {
+  readonly id: string;
+}
+
+/** Where one sample runs. */
+export interface SampleContext {
+  runDir: string;
+  signal: AbortSignal;
+  /** Unique among the samples of this attempt (a name for a scratch folder). */
+  index: number;
+}
+
+/** What a run of a suite ends with, for its reports. */
+export interface FinishContext {
+  runId: string;
+  runDir: string;
+  startedAt: Date;
+  completedAt: Date;
+  interrupted: boolean;
+  /** Every row of the run, earlier attempts' included, aggregated per item. */
+  tally: RowTally;
+}
+
+export interface Finished<R> {
+  /** Written as report.json. */
+  report: R;
+  markdown: string;
+  /** The gate: threshold met and no error sample. */
+  passed: boolean;
+  /** Manifest fields known only now (they must fit in `manifestRoom`). */
+  closing: Partial<CaseClosing>;
+  /** Worth telling the user, not a reason to fail (e.g. cache writes that failed). */
+  warnings: string[];
+}
+
+/**
+ * One front door's items and how to run one sample of them; `runSuite` does everything else
+ * (run folder, manifest, scheduling, rows, interrupts, resume, exit code) the same for all.
+ */
+export interface Suite<K extends RunKind, I extends SuiteItem, R> {
+  kind: K;
+  projectRoot: string;
+  items: readonly I[];
+  /** Samples per item (k). */
+  samples: number;
+  /** Samples in flight at once. */
+  workers: number;
+  /**
+   * `item`: an item's samples run one after another in one lane (cases: a case's samples stay
+   * together, as in the article); `sample`: every sample is scheduled on its own (checks).
+   */
+  schedule: "item" | "sample";
+  /** The manifest fields of this kind: the settings that change results. */
+  settings: SettingsOf<K>;
+  /** Digest of every definition, by item id or file. */
+  definitions: Record<string, string>;
+  /** The command line as recorded (secrets removed), or null. */
+  command: string[] | null;
+  /** Bytes kept free on the manifest line for `Finished.closing`. */
+  manifestRoom: number;
+  /** Prepares the run folder before any sample runs. */
+  open(runDir: string): Promise<void>;
+  /** Takes back a row written by an earlier attempt of this run (`--resume`). */
+  restore(row: StoredRow, runDir: string): Promise<void>;
+  /** One sample; null when an interrupt cut it short (it is then not a result). */
+  runSample(item: I, sample: number, context: SampleContext): Promise<RowOf<K> | null>;
+  finish(context: FinishContext): Promise<Finished<R>>;
+  /** Releases what `open` took, whatever happened. */
+  close(): Promise<void>;
+}
+
+/** Where a run stands, after each sample. */
+export interface RunProgress {
+  itemsDone: number;
+  itemsTotal: number;
+  samplesDone: number;
+  samplesTotal: number;
+  passed: number;
+  errors: number;
+  cached: number;
+  /** performance.now() when this attempt started. */
+  startedAt: number;
+}
