@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import v8 from "node:v8";
 import { Command, CommanderError, Option } from "commander";
+import type { SettingId } from "../config/settings.js";
 import { TOOL_VERSION } from "../engine/version.js";
 import { EXIT, InputError } from "../errors.js";
 import type { CompareFlags } from "./compare.js";
@@ -99,7 +100,7 @@ const EVAL_SETTINGS = [
   "eval.max_retries",
   "eval.cache_dir",
   "eval.pass_threshold",
-] as const;
+] as const satisfies readonly SettingId[];
 
 const EVAL_HELP = `
 Targets (exactly one):

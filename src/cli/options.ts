@@ -1,32 +1,42 @@
 import { type Command, Option } from "commander";
-import { SETTINGS, type Section, type SettingValues, settingId } from "../config/settings.js";
+import {
+  envName,
+  flagName,
+  SETTINGS,
+  type Setting,
+  type SettingId,
+  type SettingValues,
+  settingId,
+} from "../config/settings.js";
 
-/** `--harness-agent` for [harness] agent, `--output-dir` for [core] output_dir. */
-function flagName(section: Section, key: string): string {
-  return `${section === "harness" ? "harness-" : ""}${key.replaceAll("_", "-")}`;
+/** The option's property in commander's parsed options: `--harness-agent` -> `harnessAgent`. */
+function attributeName(flag: string): string {
+  return flag.slice(2).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-function camel(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-}
-
-/** Adds one option per setting of the given sections (help text from the settings table). */
-export function addSettingOptions(command: Command, keys: readonly string[]): Command {
+/** Adds one option per listed setting (help text from the settings table). */
+export function addSettingOptions(command: Command, ids: readonly SettingId[]): Command {
   for (const setting of SETTINGS) {
-    if (!keys.includes(settingId(setting))) continue;
-    const flag = flagName(setting.section, setting.key);
+    if (!ids.includes(settingId(setting))) continue;
     const value = setting.kind === "string" ? "TEXT" : setting.kind === "integer" ? "INT" : "NUM";
-    const env = "env" in setting ? ` [env: EVAL_BANANA_${setting.env}]` : "";
-    command.addOption(new Option(`--${flag} <${value}>`, `${setting.help}${env}`));
+    command.addOption(new Option(`${flagName(setting)} <${value}>`, optionHelp(setting)));
   }
   return command;
+}
+
+function optionHelp(setting: Setting): string {
+  // Not commander's default(): a default value given as a flag would beat the env and the file.
+  const fallback =
+    setting.default === undefined ? "" : ` (default: ${JSON.stringify(setting.default)})`;
+  const env = envName(setting);
+  return `${setting.help}${fallback}${env === undefined ? "" : ` [env: ${env}]`}`;
 }
 
 /** The flags the user gave, keyed like the settings table, for loadConfig. */
 export function settingFlags(options: Record<string, unknown>): SettingValues {
   const values: SettingValues = {};
   for (const setting of SETTINGS) {
-    const value = options[camel(flagName(setting.section, setting.key))];
+    const value = options[attributeName(flagName(setting))];
     if (typeof value === "string") values[settingId(setting)] = value;
   }
   return values;
@@ -37,7 +47,7 @@ export const HARNESS_SETTINGS = [
   "harness.model",
   "harness.reasoning_effort",
   "harness.timeout_seconds",
-] as const;
+] as const satisfies readonly SettingId[];
 
 export const RUN_SETTINGS = [
   "core.output_dir",
@@ -47,7 +57,7 @@ export const RUN_SETTINGS = [
   "core.samples",
   "core.python",
   ...HARNESS_SETTINGS,
-] as const;
+] as const satisfies readonly SettingId[];
 
 /** Options shared by list, validate and run. */
 export function addDiscoveryOptions(command: Command): Command {

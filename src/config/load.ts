@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { z } from "zod";
+import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { InputError } from "../errors.js";
 import {
   type AgentOverride,
@@ -10,7 +11,17 @@ import {
   LEGACY_KEYS,
   type Pricing,
 } from "./schema.js";
-import { parseText, SETTINGS, type Setting, type SettingValues, settingId } from "./settings.js";
+import {
+  envName,
+  flagName,
+  parseText,
+  SETTINGS,
+  type Setting,
+  type SettingId,
+  type SettingValue,
+  type SettingValues,
+  settingId,
+} from "./settings.js";
 
 export const CONFIG_RELATIVE_PATH = path.join(".eval-banana", "config.toml");
 
@@ -25,21 +36,6 @@ export const DEFAULT_EXCLUDE_DIRS = [
   "dist",
   "build",
 ] as const;
-
-const DEFAULTS: Record<string, string | number> = {
-  "core.output_dir": ".eval-banana/results",
-  "core.pass_threshold": 1.0,
-  "core.llm_max_input_chars": 0,
-  "core.max_parallel_checks": 4,
-  "core.check_timeout_seconds": 300,
-  "core.samples": 1,
-  "harness.timeout_seconds": 300,
-  "eval.api_base": "https://api.openai.com/v1",
-  "eval.workers": 8,
-  "eval.timeout_seconds": 120,
-  "eval.max_retries": 4,
-  "eval.cache_dir": path.join(".eval-banana", "cache"),
-};
 
 export interface HarnessConfig {
   agent: string | null;
@@ -108,41 +104,46 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     ...flagValues(options.flags ?? {}),
   };
   const projectRoot = configPath ? path.dirname(path.dirname(configPath)) : cwd;
-  const get = (id: string) => values[id as keyof SettingValues] ?? DEFAULTS[id];
-  const str = (id: string) => (get(id) as string | undefined) ?? null;
+  // Each value passed its setting's schema (flags given as numbers are the caller's word).
+  const get = <Id extends SettingId>(id: Id) => (values[id] ?? defaultOf(id)) as SettingValue<Id>;
   return {
     projectRoot,
     configPath,
-    outputDir: path.resolve(projectRoot, get("core.output_dir") as string),
+    outputDir: path.resolve(projectRoot, get("core.output_dir")),
     outputDirFromFlag: options.flags?.["core.output_dir"] !== undefined,
-    passThreshold: get("core.pass_threshold") as number,
-    llmMaxInputChars: get("core.llm_max_input_chars") as number,
-    maxParallelChecks: get("core.max_parallel_checks") as number,
-    checkTimeoutSeconds: get("core.check_timeout_seconds") as number,
-    samples: get("core.samples") as number,
-    python: str("core.python"),
+    passThreshold: get("core.pass_threshold"),
+    llmMaxInputChars: get("core.llm_max_input_chars"),
+    maxParallelChecks: get("core.max_parallel_checks"),
+    checkTimeoutSeconds: get("core.check_timeout_seconds"),
+    samples: get("core.samples"),
+    python: get("core.python") ?? null,
     excludeDirs: file.data.discovery?.exclude_dirs ?? [...DEFAULT_EXCLUDE_DIRS],
     harness: {
-      agent: str("harness.agent"),
-      model: str("harness.model"),
-      reasoningEffort: str("harness.reasoning_effort"),
-      timeoutSeconds: get("harness.timeout_seconds") as number,
+      agent: get("harness.agent") ?? null,
+      model: get("harness.model") ?? null,
+      reasoningEffort: get("harness.reasoning_effort") ?? null,
+      timeoutSeconds: get("harness.timeout_seconds"),
       env: file.data.harness?.env ?? {},
       envAllowlist: file.data.harness?.env_allowlist ?? null,
     },
     agents: file.data.agents ?? {},
     eval: {
-      apiBase: get("eval.api_base") as string,
-      judge: str("eval.judge"),
-      workers: get("eval.workers") as number,
-      timeoutSeconds: get("eval.timeout_seconds") as number,
-      maxRetries: get("eval.max_retries") as number,
-      cacheDir: path.resolve(projectRoot, get("eval.cache_dir") as string),
-      passThreshold: (get("eval.pass_threshold") as number | undefined) ?? null,
+      apiBase: get("eval.api_base"),
+      judge: get("eval.judge") ?? null,
+      workers: get("eval.workers"),
+      timeoutSeconds: get("eval.timeout_seconds"),
+      maxRetries: get("eval.max_retries"),
+      cacheDir: path.resolve(projectRoot, get("eval.cache_dir")),
+      passThreshold: get("eval.pass_threshold") ?? null,
     },
     pricing: file.data.pricing ?? {},
     warnings: file.warnings,
   };
+}
+
+function defaultOf(id: SettingId): string | number | undefined {
+  const setting: Setting | undefined = SETTINGS.find((s) => settingId(s) === id);
+  return setting?.default;
 }
 
 /** First `.eval-banana/config.toml` found walking up from `start`. */
@@ -175,7 +176,25 @@ async function readConfigFile(file: string): Promise<{ data: ConfigFile; warning
         "Fix these keys (see `eb init` for a commented template).",
     );
   }
+  requireCustomAgentCommands(file, text, parsed.data);
   return { data: parsed.data, warnings };
+}
+
+/**
+ * A custom agent has no built-in template to fall back on, so without `command` it cannot run;
+ * said when the config loads, not only once a judge check picks that agent.
+ */
+function requireCustomAgentCommands(file: string, text: string, data: ConfigFile): void {
+  const builtins = Object.keys(BUILTIN_AGENTS);
+  const problems = Object.entries(data.agents ?? {})
+    .filter(([name, agent]) => !builtins.includes(name) && agent.command === undefined)
+    .map(
+      ([name]) =>
+        `${file}${findTableLine(text, ["agents", name])}: [agents.${name}] command is required ` +
+        `for a custom agent (a list such as ["my-cli", "run"]); built-in agents are: ` +
+        builtins.join(", "),
+    );
+  if (problems.length > 0) throw new InputError(problems.join("\n"));
 }
 
 function tomlErrorMessage(file: string, error: unknown): string {
@@ -235,17 +254,36 @@ function keyLabel(keys: string[]): string {
 function findKeyLine(text: string, table: string[], key: string): string {
   const header = table.join(".");
   let current = "";
-  const lines = text.split(/\r?\n/);
-  for (const [index, line] of lines.entries()) {
-    const heading = /^\s*\[+\s*([^\]]+?)\s*\]+/.exec(line);
-    if (heading) {
-      current = heading[1]!.replaceAll(/["'\s]/g, "");
+  for (const [index, line] of text.split(/\r?\n/).entries()) {
+    const heading = tableHeading(line);
+    if (heading !== null) {
+      current = heading;
       continue;
     }
     const keyMatch = /^\s*["']?([^"'=\s]+)["']?\s*=/.exec(line);
     if (current === header && keyMatch?.[1] === key) return `:${index + 1}`;
   }
   return "";
+}
+
+/**
+ * Best-effort `:line` where a table starts: its `[a.b]` header, the first header inside it
+ * (`[a.b.c]`), or its `b = { ... }` line under `[a]`.
+ */
+function findTableLine(text: string, table: string[]): string {
+  const header = table.join(".");
+  const index = text.split(/\r?\n/).findIndex((line) => {
+    const heading = tableHeading(line);
+    return heading === header || heading?.startsWith(`${header}.`);
+  });
+  if (index !== -1) return `:${index + 1}`;
+  return findKeyLine(text, table.slice(0, -1), table.at(-1) ?? "");
+}
+
+/** `a.b` for a `[a.b]` or `[[a.b]]` line (quotes and spaces dropped), else null. */
+function tableHeading(line: string): string | null {
+  const heading = /^\s*\[+\s*([^\]]+?)\s*\]+/.exec(line);
+  return heading ? heading[1]!.replaceAll(/["'\s]/g, "") : null;
 }
 
 function fileValues(data: ConfigFile): SettingValues {
@@ -260,10 +298,9 @@ function fileValues(data: ConfigFile): SettingValues {
 
 function envValues(env: NodeJS.ProcessEnv): SettingValues {
   const values: SettingValues = {};
-  for (const setting of SETTINGS as readonly Setting[]) {
-    if (!setting.env) continue;
-    const name = `EVAL_BANANA_${setting.env}`;
-    const raw = env[name];
+  for (const setting of SETTINGS) {
+    const name = envName(setting);
+    const raw = name === undefined ? undefined : env[name];
     // An empty variable is treated as unset: `FOO= eb run` must not silently clear a setting.
     if (raw === undefined || raw === "") continue;
     values[settingId(setting)] = parseOrThrow(setting, raw, `environment variable ${name}`);
@@ -273,12 +310,11 @@ function envValues(env: NodeJS.ProcessEnv): SettingValues {
 
 function flagValues(flags: SettingValues): SettingValues {
   const values: SettingValues = {};
-  for (const setting of SETTINGS as readonly Setting[]) {
+  for (const setting of SETTINGS) {
     const raw = flags[settingId(setting)];
     if (raw === undefined) continue;
-    const flag = `--${setting.section === "harness" ? "harness-" : ""}${setting.key.replaceAll("_", "-")}`;
     values[settingId(setting)] =
-      typeof raw === "string" ? parseOrThrow(setting, raw, `option ${flag}`) : raw;
+      typeof raw === "string" ? parseOrThrow(setting, raw, `option ${flagName(setting)}`) : raw;
   }
   return values;
 }

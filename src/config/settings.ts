@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { BUILTIN_AGENTS } from "../agents/templates.js";
 
 /**
- * Every scalar setting, once: its TOML place, its EVAL_BANANA_* variable and its flag all
- * come from this table, so the three sources cannot drift apart.
+ * Every scalar setting, once: its TOML place, default, EVAL_BANANA_* variable, flag, help and
+ * `eb init` line all come from this table, so they cannot drift apart.
  */
 export type Section = "core" | "harness" | "eval";
 export type Kind = "string" | "number" | "integer";
+type Value = string | number;
 
 export interface Setting {
   section: Section;
@@ -13,14 +15,24 @@ export interface Setting {
   /** Suffix after EVAL_BANANA_; undefined = no environment variable. */
   env?: string;
   kind: Kind;
-  schema: z.ZodType<string | number>;
-  /** Shown by `eb init` and in errors. */
+  schema: z.ZodType<Value>;
+  /** Undefined = unset unless configured. */
+  default?: Value;
+  /** What `eb init` writes uncommented, where that is not the default. */
+  init?: Value;
+  /** What `eb init` shows commented out when it writes no value. */
+  example?: Value;
+  /** The flag (`--name`), only where it is not the derived one (see flagName). */
+  flag?: string;
+  /** One wording for the flag's help and the `eb init` comment: lower case, no final period. */
   help: string;
 }
 
 const text = z.string().min(1, "must not be empty");
 const positiveInt = z.number().int("must be a whole number").min(1, "must be at least 1");
 const positiveSeconds = z.number().positive("must be greater than 0");
+const fraction = z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
+const count = z.number().int("must be a whole number").min(0, "must be 0 or more");
 
 export const SETTINGS = [
   {
@@ -29,23 +41,17 @@ export const SETTINGS = [
     env: "OUTPUT_DIR",
     kind: "string",
     schema: text,
-    help: "where run folders go (relative to the project root)",
+    default: ".eval-banana/results",
+    help: "where run folders go (relative to the project root, the folder holding .eval-banana/)",
   },
   {
     section: "core",
     key: "pass_threshold",
     env: "PASS_THRESHOLD",
     kind: "number",
-    schema: z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1"),
-    help: "minimum share of checks that must pass (0.0-1.0)",
-  },
-  {
-    section: "core",
-    key: "llm_max_input_chars",
-    env: "LLM_MAX_INPUT_CHARS",
-    kind: "integer",
-    schema: z.number().int("must be a whole number").min(0, "must be 0 or more"),
-    help: "kept for compatibility with the Python original; has no effect",
+    schema: fraction,
+    default: 1,
+    help: 'minimum share of checks that must pass (0.0-1.0); any check with status "error" fails the run',
   },
   {
     section: "core",
@@ -53,6 +59,7 @@ export const SETTINGS = [
     env: "MAX_PARALLEL_CHECKS",
     kind: "integer",
     schema: positiveInt,
+    default: 4,
     help: "checks run at once",
   },
   {
@@ -61,7 +68,8 @@ export const SETTINGS = [
     env: "CHECK_TIMEOUT_SECONDS",
     kind: "number",
     schema: positiveSeconds,
-    help: "wall-clock limit of one deterministic script",
+    default: 300,
+    help: "wall-clock limit of one deterministic script; a script still running is killed with its children",
   },
   {
     section: "core",
@@ -69,7 +77,8 @@ export const SETTINGS = [
     env: "SAMPLES",
     kind: "integer",
     schema: positiveInt,
-    help: "runs of each check (judge reliability); a check scores its pass fraction (default 1)",
+    default: 1,
+    help: "runs of each check (judge reliability); with more than 1 a check scores its pass fraction",
   },
   {
     section: "core",
@@ -77,7 +86,17 @@ export const SETTINGS = [
     env: "PYTHON",
     kind: "string",
     schema: text,
-    help: "Python interpreter for deterministic checks (default: python3 on PATH)",
+    example: "python3",
+    help: 'Python interpreter for deterministic checks (default: python3 on PATH), e.g. ".venv/bin/python"',
+  },
+  {
+    section: "core",
+    key: "llm_max_input_chars",
+    env: "LLM_MAX_INPUT_CHARS",
+    kind: "integer",
+    schema: count,
+    default: 0,
+    help: "kept for compatibility with the Python original; has no effect",
   },
   {
     section: "harness",
@@ -85,7 +104,10 @@ export const SETTINGS = [
     env: "HARNESS_AGENT",
     kind: "string",
     schema: text,
-    help: "agent CLI for harness_judge checks",
+    init: "codex",
+    help:
+      `agent CLI for harness_judge checks: ${Object.keys(BUILTIN_AGENTS).join(", ")}, or a name ` +
+      "defined under [agents.<name>]; only needed when you have harness_judge checks",
   },
   {
     section: "harness",
@@ -93,7 +115,8 @@ export const SETTINGS = [
     env: "HARNESS_MODEL",
     kind: "string",
     schema: text,
-    help: "model passed to the agent",
+    example: "gpt-5.6-sol",
+    help: 'model for the agent (a check\'s own "model" field wins); codex defaults to gpt-5.6-sol',
   },
   {
     section: "harness",
@@ -101,7 +124,8 @@ export const SETTINGS = [
     env: "HARNESS_REASONING_EFFORT",
     kind: "string",
     schema: text,
-    help: "reasoning effort passed to the agent",
+    example: "high",
+    help: "reasoning effort, for agents that take one (codex, claude, grok, opencode, pi)",
   },
   {
     section: "harness",
@@ -109,7 +133,8 @@ export const SETTINGS = [
     env: "HARNESS_TIMEOUT_SECONDS",
     kind: "integer",
     schema: positiveInt,
-    help: "wall-clock limit of one agent run",
+    default: 300,
+    help: "wall-clock limit of one agent run, in seconds",
   },
   {
     section: "eval",
@@ -120,7 +145,8 @@ export const SETTINGS = [
       protocol: /^https?$/,
       error: "must be an http(s) URL, e.g. https://api.openai.com/v1",
     }),
-    help: "base URL of the OpenAI-compatible endpoint (default https://api.openai.com/v1)",
+    default: "https://api.openai.com/v1",
+    help: "base URL of the OpenAI-compatible chat-completions endpoint",
   },
   {
     section: "eval",
@@ -128,7 +154,8 @@ export const SETTINGS = [
     env: "JUDGE",
     kind: "string",
     schema: text,
-    help: "judge model for judge graders, asked through the same endpoint",
+    example: "gpt-4.1-mini",
+    help: 'judge model for "judge" graders, asked through the same endpoint',
   },
   {
     section: "eval",
@@ -136,7 +163,8 @@ export const SETTINGS = [
     env: "WORKERS",
     kind: "integer",
     schema: positiveInt,
-    help: "cases run at once; the k samples of a case run one after another (default 8)",
+    default: 8,
+    help: "cases run at once; the k samples of one case run one after another",
   },
   {
     section: "eval",
@@ -144,15 +172,17 @@ export const SETTINGS = [
     env: "EVAL_TIMEOUT_SECONDS",
     kind: "number",
     schema: positiveSeconds,
-    help: "limit of one call or one target command run, per attempt (default 120)",
+    default: 120,
+    help: "limit of one call (or one run of a --target command), in seconds, per attempt",
   },
   {
     section: "eval",
     key: "max_retries",
     env: "MAX_RETRIES",
     kind: "integer",
-    schema: z.number().int("must be a whole number").min(0, "must be 0 or more"),
-    help: "retries of a call answered 408/409/429/5xx or cut off, with backoff (default 4)",
+    schema: count,
+    default: 4,
+    help: "retries of a call answered 408/409/429/5xx or cut off, with backoff (Retry-After is honoured)",
   },
   {
     section: "eval",
@@ -160,27 +190,51 @@ export const SETTINGS = [
     env: "CACHE_DIR",
     kind: "string",
     schema: text,
-    help: "where answers are cached (relative to the project root; default .eval-banana/cache)",
+    default: ".eval-banana/cache",
+    help: "where answers are cached (relative to the project root); --no-cache skips it",
   },
   {
     section: "eval",
     key: "pass_threshold",
     env: "EVAL_PASS_THRESHOLD",
     kind: "number",
-    schema: z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1"),
-    help: "minimum pass rate (0.0-1.0) for exit 0; default none: only error samples fail the run",
+    schema: fraction,
+    example: 0.8,
+    help: "minimum pass rate (0.0-1.0) for exit 0; unset: the run fails only on error samples",
   },
 ] as const satisfies readonly Setting[];
 
-export type SettingKey = (typeof SETTINGS)[number]["key"];
-export type SettingValues = Partial<Record<`${Section}.${string}`, string | number>>;
+export type SettingEntry = (typeof SETTINGS)[number];
+type IdOf<E> = E extends { section: infer S extends string; key: infer K extends string }
+  ? `${S}.${K}`
+  : never;
+/** `core.output_dir`, `harness.agent`, ...: only the ids of the table compile. */
+export type SettingId = IdOf<SettingEntry>;
+type EntryById = { [E in SettingEntry as IdOf<E>]: E };
+/** The value a setting holds once loaded: undefined only for one without a default. */
+export type SettingValue<Id extends SettingId> =
+  | (EntryById[Id]["kind"] extends "string" ? string : number)
+  | (EntryById[Id] extends { default: Value } ? never : undefined);
+/** Keyed by id; values given as text (flags) are parsed by loadConfig. */
+export type SettingValues = Partial<Record<SettingId, Value>>;
 
-export function settingId(setting: Setting): `${Section}.${string}` {
-  return `${setting.section}.${setting.key}`;
+export function settingId<E extends SettingEntry>(setting: E): IdOf<E> {
+  return `${setting.section}.${setting.key}` as IdOf<E>;
+}
+
+/** `--harness-agent` for [harness] agent, `--output-dir` for [core] output_dir. */
+export function flagName(setting: Setting): string {
+  const prefix = setting.section === "harness" ? "harness-" : "";
+  return setting.flag ?? `--${prefix}${setting.key.replaceAll("_", "-")}`;
+}
+
+/** `EVAL_BANANA_OUTPUT_DIR`; undefined when the setting has no variable. */
+export function envName(setting: Setting): string | undefined {
+  return setting.env === undefined ? undefined : `EVAL_BANANA_${setting.env}`;
 }
 
 /** Parses a value given as text (environment variable or flag) by the setting's kind. */
-export function parseText(setting: Setting, raw: string): z.ZodSafeParseResult<string | number> {
+export function parseText(setting: Setting, raw: string): z.ZodSafeParseResult<Value> {
   return setting.schema.safeParse(setting.kind === "string" ? raw : toNumber(setting.kind, raw));
 }
 

@@ -1,39 +1,24 @@
 import { DEFAULT_EXCLUDE_DIRS } from "./load.js";
+import { SETTINGS, type Section, type Setting } from "./settings.js";
 
-/** What `eb init` writes: every key, its default, and what it does. */
+const WIDTH = 100;
+
+/**
+ * What `eb init` writes: every key, its default, and what it does. The scalar settings come from
+ * the settings table; lists and tables, which it does not hold, are written here.
+ */
 export const CONFIG_TEMPLATE = `# eval-banana project configuration.
 # Precedence: command-line flags > EVAL_BANANA_* environment variables > this file > defaults.
 
 [core]
-# Where run folders go (relative to the project root, the folder holding .eval-banana/).
-output_dir = ".eval-banana/results"
-# Minimum share of checks that must pass (0.0-1.0). Any check with status "error" fails the run.
-pass_threshold = 1.0
-# Checks run at once.
-max_parallel_checks = 4
-# Wall-clock limit of one deterministic script; a script still running is killed with its children.
-check_timeout_seconds = 300
-# Runs of each check (judge reliability); with more than 1 a check scores its pass fraction.
-samples = 1
-# Python interpreter for deterministic checks (default: python3 on PATH), e.g. ".venv/bin/python".
-# python = "python3"
-# Kept for compatibility with the Python original; has no effect.
-llm_max_input_chars = 0
+${sectionLines("core")}
 
 [discovery]
 # Folder names never searched for eval_checks/ (replaces the default list).
 exclude_dirs = [${DEFAULT_EXCLUDE_DIRS.map((dir) => `"${dir}"`).join(", ")}]
 
 [harness]
-# Agent CLI for harness_judge checks: codex, claude, gemini, grok, openhands, opencode, pi,
-# or a name defined under [agents.<name>]. Only needed when you have harness_judge checks.
-agent = "codex"
-# Model for the agent (a check's own "model" field wins). codex defaults to gpt-5.6-sol.
-# model = "gpt-5.6-sol"
-# Reasoning effort, for agents that take one (codex, claude, grok, opencode, pi).
-# reasoning_effort = "high"
-# Wall-clock limit of one agent run, in seconds.
-timeout_seconds = 300
+${sectionLines("harness")}
 # Pass only these environment variables (plus PATH, HOME and the like) to agents.
 # env_allowlist = ["OPENAI_API_KEY"]
 
@@ -41,7 +26,7 @@ timeout_seconds = 300
 # [harness.env]
 # MY_CUSTOM_VAR = "value"
 
-# Override a built-in agent's template, or define a new agent:
+# Override a built-in agent's template, or define a new agent (a new one needs a command):
 # [agents.myagent]
 # command = ["my-cli", "run"]
 # shared_flags = ["--headless"]
@@ -54,18 +39,43 @@ timeout_seconds = 300
 [eval]
 # Settings of \`eb eval\` (JSONL cases sent to a model endpoint or a command).
 # The API key is never read from this file: export EVAL_BANANA_API_KEY or OPENAI_API_KEY.
-# Base URL of the OpenAI-compatible chat-completions endpoint.
-api_base = "https://api.openai.com/v1"
-# Judge model for "judge" graders, asked through the same endpoint (or pass --judge).
-# judge = "gpt-4.1-mini"
-# Cases run at once; the k samples of one case run one after another.
-workers = 8
-# Limit of one call (or one run of a --target command), in seconds, per attempt.
-timeout_seconds = 120
-# Retries of a call answered 408/409/429/5xx or cut off, with backoff (Retry-After is honoured).
-max_retries = 4
-# Where answers are cached (relative to the project root). --no-cache skips it.
-cache_dir = ".eval-banana/cache"
-# Minimum pass rate (0.0-1.0) for exit 0. Unset: the run fails only on error samples.
-# pass_threshold = 0.8
+${sectionLines("eval")}
 `;
+
+function sectionLines(section: Section): string {
+  const settings: readonly Setting[] = SETTINGS.filter((s) => s.section === section);
+  return settings
+    .flatMap((setting) => [...comment(sentence(setting.help)), valueLine(setting)])
+    .join("\n");
+}
+
+/** `key = value` when init writes a value, else the example commented out. */
+function valueLine(setting: Setting): string {
+  const value = setting.init ?? setting.default;
+  if (value !== undefined) return `${setting.key} = ${tomlValue(value)}`;
+  return `# ${setting.key} = ${tomlValue(setting.example ?? "")}`;
+}
+
+function tomlValue(value: string | number): string {
+  // A JSON string is a TOML basic string for the values the table holds.
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/** The table's help (lower case, no final period) as a sentence. */
+function sentence(help: string): string {
+  return `${help.charAt(0).toUpperCase()}${help.slice(1)}.`;
+}
+
+/** `# text` wrapped at WIDTH columns. */
+function comment(text: string): string[] {
+  const lines: string[] = [];
+  let line = "#";
+  for (const word of text.split(" ")) {
+    if (line !== "#" && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = "#";
+    }
+    line += ` ${word}`;
+  }
+  return [...lines, line];
+}

@@ -328,6 +328,33 @@ describe("wrong values are errors naming the key", () => {
   });
 });
 
+describe("custom agents need a command", () => {
+  const builtins = BUILTIN_AGENT_NAMES.join(", ");
+
+  it.each([
+    ['[harness]\nagent = "codex"\n\n[agents.myagent]\nprompt_flag = "--prompt"\n', 4],
+    ['[agents.myagent.provider_env]\nKEY = "{env:OPENAI_API_KEY}"\n', 1],
+    ['[agents]\nmyagent = { prompt_flag = "--prompt" }\n', 2],
+  ])("%j is an error at its line, even when no check uses the agent", async (toml, line) => {
+    const { message, configPath } = await loadError(toml);
+    expect(message).toBe(
+      `${configPath}:${line}: [agents.myagent] command is required for a custom agent ` +
+        `(a list such as ["my-cli", "run"]); built-in agents are: ${builtins}`,
+    );
+  });
+
+  it("a custom agent with a command loads", async () => {
+    const { root } = project('[agents.myagent]\ncommand = ["my-cli", "run"]\n');
+    expect((await load(root)).agents.myagent?.command).toEqual(["my-cli", "run"]);
+  });
+
+  it("a built-in agent may be overridden without a command", async () => {
+    const { root } = project('[agents.claude]\nshared_flags = ["-p"]\n');
+    const config = await load(root);
+    expect(resolveTemplate("claude", config.agents).command).toEqual(["claude"]);
+  });
+});
+
 describe("legacy keys", () => {
   it("[llm] is an error with the migration message", async () => {
     const { message, configPath } = await loadError('[llm]\nmodel = "gpt"\n');

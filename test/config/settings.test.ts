@@ -1,0 +1,109 @@
+import { realpathSync } from "node:fs";
+import { Command } from "commander";
+import { parse as parseToml } from "smol-toml";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { addSettingOptions, RUN_SETTINGS, settingFlags } from "../../src/cli/options.js";
+import { loadConfig } from "../../src/config/load.js";
+import {
+  flagName,
+  SETTINGS,
+  type Setting,
+  type SettingId,
+  type SettingValue,
+  type SettingValues,
+  settingId,
+} from "../../src/config/settings.js";
+import { CONFIG_TEMPLATE } from "../../src/config/template.js";
+import { makeProject } from "../helpers/project.js";
+
+describe("setting ids", () => {
+  it("a misspelt or mixed-up id does not compile", () => {
+    // @ts-expect-error: no such key
+    const misspelt: SettingId = "core.output_dri";
+    // @ts-expect-error: agent is a key of [harness], not of [core]
+    const crossed: SettingId = "core.agent";
+    // @ts-expect-error: loadConfig's flags are keyed by id
+    const flags: SettingValues = { "eval.wrokers": "3" };
+    // @ts-expect-error: a command exposes settings by id
+    addSettingOptions(new Command(), ["harness.agnet"]);
+    expect([misspelt, crossed, Object.keys(flags)]).toBeDefined();
+  });
+
+  it("a loaded value is typed by kind, and may be unset only without a default", () => {
+    expectTypeOf<SettingValue<"core.output_dir">>().toEqualTypeOf<string>();
+    expectTypeOf<SettingValue<"eval.workers">>().toEqualTypeOf<number>();
+    expectTypeOf<SettingValue<"harness.agent">>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<SettingValue<"eval.pass_threshold">>().toEqualTypeOf<number | undefined>();
+    // @ts-expect-error: the id is checked here too, as in loadConfig's lookups
+    expectTypeOf<SettingValue<"core.output_dri">>().toEqualTypeOf<string>();
+  });
+});
+
+describe("flag names", () => {
+  it("are --harness-<key> for [harness] and --<key> otherwise", () => {
+    const flags = Object.fromEntries(SETTINGS.map((s) => [settingId(s), flagName(s)]));
+    expect(flags).toEqual({
+      "core.output_dir": "--output-dir",
+      "core.pass_threshold": "--pass-threshold",
+      "core.max_parallel_checks": "--max-parallel-checks",
+      "core.check_timeout_seconds": "--check-timeout-seconds",
+      "core.samples": "--samples",
+      "core.python": "--python",
+      "core.llm_max_input_chars": "--llm-max-input-chars",
+      "harness.agent": "--harness-agent",
+      "harness.model": "--harness-model",
+      "harness.reasoning_effort": "--harness-reasoning-effort",
+      "harness.timeout_seconds": "--harness-timeout-seconds",
+      "eval.api_base": "--api-base",
+      "eval.judge": "--judge",
+      "eval.workers": "--workers",
+      "eval.timeout_seconds": "--timeout-seconds",
+      "eval.max_retries": "--max-retries",
+      "eval.cache_dir": "--cache-dir",
+      "eval.pass_threshold": "--pass-threshold",
+    });
+  });
+
+  it("what commander parses is read back under the setting's id", () => {
+    const command = addSettingOptions(new Command().exitOverride(), RUN_SETTINGS);
+    command.parse(["--harness-reasoning-effort", "low", "--max-parallel-checks", "2"], {
+      from: "user",
+    });
+    expect(settingFlags(command.opts())).toEqual({
+      "harness.reasoning_effort": "low",
+      "core.max_parallel_checks": "2",
+    });
+  });
+});
+
+describe("the eb init template", () => {
+  const toml = parseToml(CONFIG_TEMPLATE) as Record<string, Record<string, unknown>>;
+
+  it.each(SETTINGS.map((s): [string, Setting] => [settingId(s), s]))(
+    "explains %s and writes its value or example",
+    (_, setting) => {
+      const written = setting.init ?? setting.default;
+      const line =
+        written === undefined
+          ? `# ${setting.key} = ${JSON.stringify(setting.example)}`
+          : `${setting.key} = ${JSON.stringify(written)}`;
+      const lines = CONFIG_TEMPLATE.split("\n");
+      const index = lines.indexOf(line, lines.indexOf(`[${setting.section}]`));
+      expect(index, line).toBeGreaterThan(0);
+      expect(lines[index - 1]).toMatch(/^# \S/);
+      expect(toml[setting.section]?.[setting.key]).toBe(written);
+    },
+  );
+
+  it("loads to the defaults, with the agent it names", async () => {
+    const root = realpathSync(makeProject({ ".eval-banana/config.toml": CONFIG_TEMPLATE }));
+    const fromTemplate = await loadConfig({ cwd: root, env: {} });
+    const fromNothing = await loadConfig({ cwd: root, env: {}, noProjectConfig: true });
+    expect(fromTemplate.harness.agent).toBe("codex");
+    expect({
+      ...fromTemplate,
+      configPath: null,
+      harness: { ...fromTemplate.harness, agent: null },
+    }).toEqual(fromNothing);
+  });
+});
