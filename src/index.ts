@@ -1,19 +1,17 @@
 /** eval-banana's library API; the `eb` CLI is a thin layer over it. */
 
 export { loadCases, needsJudge } from "./cases/load.js";
-export type { CaseRow, JudgeFn } from "./cases/run-case.js";
+export type { RunCasesOptions } from "./cases/options.js";
+export type { CaseReport, ItemSummary } from "./cases/report.js";
+export type { CaseRun } from "./cases/run-cases.js";
+export { runCases } from "./cases/run-cases.js";
+export type { JudgeFn } from "./cases/sample.js";
 export type { Case } from "./cases/schema.js";
 export { listChecks, validateChecks } from "./checks/api.js";
 export { computeCheckDefinitionSha256 } from "./checks/digest.js";
 export { safeStem } from "./checks/stem.js";
 export type { Check, DeterministicCheck, HarnessJudgeCheck } from "./checks/types.js";
 export { type Config, type LoadConfigOptions, loadConfig } from "./config/load.js";
-export {
-  type CaseProgress,
-  type CaseRun,
-  type RunCasesOptions,
-  runCases,
-} from "./engine/run-cases.js";
 export { type CheckRun, type RunChecksOptions, runChecks } from "./engine/run-checks.js";
 export { EXIT, InputError } from "./errors.js";
 export { registerGrader } from "./graders/registry.js";
@@ -24,5 +22,14 @@ export type {
   GraderResult,
 } from "./graders/types.js";
 export { extractVerdict, type Verdict } from "./judge/verdict.js";
-export type { CaseReport, ItemSummary, TargetInfo } from "./report/case-report.js";
 export type { CheckReport, CheckResult } from "./report/check-report.js";
+export type {
+  CaseRow,
+  CheckRow,
+  Manifest,
+  Row,
+  Status,
+  StoredRow,
+  TargetInfo,
+} from "./run/record.js";
+export type { RunProgress } from "./run/suite.js";

@@ -1,8 +1,8 @@
 import path from "node:path";
+import { caseReportConsole } from "../cases/console.js";
+import { runCases } from "../cases/run-cases.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
-import { runCases } from "../engine/run-cases.js";
 import { EXIT, InputError } from "../errors.js";
-import { caseReportConsole } from "../report/case-console.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
@@ -50,7 +50,7 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
       flatOutput: flags.flatOutput,
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
-      onProgress: progress.update,
+      onSample: (_row, where) => progress.update(where),
       argv: process.argv.slice(2),
     });
     progress.done();

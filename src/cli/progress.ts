@@ -1,8 +1,8 @@
 import pc from "picocolors";
-import type { CaseProgress } from "../engine/run-cases.js";
+import type { RunProgress } from "../run/suite.js";
 
 export interface ProgressSink {
-  update(progress: Readonly<CaseProgress>): void;
+  update(progress: Readonly<RunProgress>): void;
   /** Clears the live line; safe to call more than once. */
   done(): void;
 }
@@ -27,7 +27,7 @@ export function createProgress(
 }
 
 function liveProgress(stream: NodeJS.WriteStream): ProgressSink {
-  let last: Readonly<CaseProgress> | null = null;
+  let last: Readonly<RunProgress> | null = null;
   let drawnAt = 0;
   let shown = false;
   const draw = () => {
@@ -74,14 +74,14 @@ function plainProgress(stream: NodeJS.WriteStream): ProgressSink {
 }
 
 /** `eval 120/2000 cases · pass 84.3% · errors 2 · 35.2 calls/s · ETA 0:53` */
-export function progressLine(p: Readonly<CaseProgress>, now: number): string {
+export function progressLine(p: Readonly<RunProgress>, now: number): string {
   const seconds = Math.max((now - p.startedAt) / 1000, 1e-3);
   const pass = p.samplesDone === 0 ? "–" : `${((p.passed / p.samplesDone) * 100).toFixed(1)}%`;
   const calls = (p.samplesDone - p.cached) / seconds;
   const left = p.samplesTotal - p.samplesDone;
   const eta = p.samplesDone === 0 ? "–" : clock((seconds / p.samplesDone) * left);
   return [
-    `eval ${p.casesDone}/${p.casesTotal} cases`,
+    `eval ${p.itemsDone}/${p.itemsTotal} cases`,
     `pass ${pass}`,
     `errors ${p.errors}`,
     `${calls.toFixed(1)} calls/s`,

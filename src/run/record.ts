@@ -70,6 +70,8 @@ export interface StoredRow {
   judge_completion_tokens?: number | null;
   error?: string | null;
   reason?: string | null;
+  reasons?: Record<string, string>;
+  model_version?: string | null;
   cost?: number | null;
 }
 

@@ -1,8 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Config } from "../config/load.js";
 import { EXIT } from "../errors.js";
 import { readRows } from "../report/read-rows.js";
 import { RowTally } from "../report/row-tally.js";
+import { environmentOf, type RunOptions } from "./options.js";
 import { runPool } from "./pool.js";
 import { gitCommit, isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
 import type { Manifest, RowOf, RunKind, StoredRow } from "./record.js";
@@ -10,19 +12,8 @@ import { RowWriter } from "./rows.js";
 import { createRunFolder, ROWS_FILE, reopenRunFolder } from "./run-folder.js";
 import type { RunProgress, Suite, SuiteItem } from "./suite.js";
 
-export interface RunSuiteOptions<K extends RunKind> {
-  outputDir: string;
-  /** Write into `outputDir` itself (`--flat-output`). */
-  flat: boolean;
-  outputDirFromFlag: boolean;
-  /** An interrupted run folder to finish: only its missing item × sample pairs run. */
-  resume?: string | undefined;
-  /** Abort to stop launching samples; what finished is written, marked interrupted. */
-  signal?: AbortSignal | undefined;
-  /** The environment of the processes the run starts itself (git). */
-  env: NodeJS.ProcessEnv;
-  /** Each sample's row as it is written (completion order), with where the run stands. */
-  onSample?: ((row: RowOf<K>, progress: Readonly<RunProgress>) => void) | undefined;
+export interface RunSuiteOptions<K extends RunKind> extends RunOptions<K> {
+  config: Config;
 }
 
 export interface SuiteRun<R> {
@@ -103,12 +94,12 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
   const startedAt = new Date();
   const runId = newRunId(startedAt);
   const [commit, runDir] = await Promise.all([
-    gitCommit(suite.projectRoot, options.env),
+    gitCommit(suite.projectRoot, environmentOf(options)),
     createRunFolder({
-      outputDir: options.outputDir,
+      outputDir: options.config.outputDir,
       runId,
-      flat: options.flat,
-      outputDirFromFlag: options.outputDirFromFlag,
+      flat: options.flatOutput ?? false,
+      outputDirFromFlag: options.config.outputDirFromFlag,
     }),
   ]);
   const manifest: Manifest = {

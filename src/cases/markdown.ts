@@ -1,6 +1,6 @@
-import { targetLine, whyNot } from "./case-console.js";
-import type { CaseReport, ItemSummary } from "./case-report.js";
-import { cell, summaryMarkdown } from "./summary-markdown.js";
+import { cell, summaryMarkdown } from "../report/summary-markdown.js";
+import { targetLine, whyNot } from "./console.js";
+import type { CaseReport, ItemSummary } from "./report.js";
 
 /** `report.md` of `eb eval`: summary table, strata, graders, then every item that fell short. */
 export function caseReportMarkdown(report: CaseReport): string {

@@ -1,6 +1,6 @@
 import pc from "picocolors";
-import type { CaseReport, ItemSummary } from "./case-report.js";
-import { summaryText } from "./summary-text.js";
+import { summaryText } from "../report/summary-text.js";
+import type { CaseReport, ItemSummary } from "./report.js";
 
 /** Items listed under "Fell short"; the rest are in report.md and report.json. */
 const LISTED_ITEMS = 10;

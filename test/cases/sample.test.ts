@@ -3,12 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadCases } from "../../src/cases/load.js";
-import { type CaseRow, makeJudge, type RunCaseOptions, runCase } from "../../src/cases/run-case.js";
+import { makeJudge, type RunCaseOptions, runCaseSample } from "../../src/cases/sample.js";
 import type { Case } from "../../src/cases/schema.js";
 import { createCache, type RunCache } from "../../src/model/cache.js";
 import { chatCaseTarget, createChatTarget } from "../../src/model/chat.js";
 import { createCommandTarget } from "../../src/model/command-target.js";
 import type { CaseTarget } from "../../src/model/types.js";
+import type { CaseRow } from "../../src/run/record.js";
 import {
   completion,
   echo,
@@ -62,14 +63,20 @@ function chat(options: { timeoutMs?: number; maxRetries?: number; cache?: RunCac
   });
 }
 
-async function rowsOf(c: Case, opts: Partial<RunCaseOptions>): Promise<CaseRow[]> {
-  const rows: CaseRow[] = [];
+/** Samples 0 … k-1 of one case, one after another (as a case's lane in a run). */
+async function rowsOf(
+  c: Case,
+  { k = 1, ...opts }: Partial<RunCaseOptions> & { k?: number },
+): Promise<CaseRow[]> {
   const target = opts.target ?? chatCaseTarget(chat(), { model: "m1", temperature: 0.7 });
-  await runCase(c, { k: 1, judge: null, model: "m1", ...opts, target }, (row) => rows.push(row));
+  const rows: CaseRow[] = [];
+  for (let sample = 0; sample < k; sample++) {
+    rows.push(await runCaseSample(c, sample, { judge: null, model: "m1", ...opts, target }));
+  }
   return rows;
 }
 
-describe("runCase", () => {
+describe("runCaseSample", () => {
   it("emits k rows, samples 0..k-1, with the article's fields", async () => {
     const rows = await rowsOf(await oneCase(greet), { k: 3 });
     expect(rows.map((r) => r.sample)).toEqual([0, 1, 2]);
@@ -145,29 +152,14 @@ describe("runCase", () => {
     expect(server.requests).toHaveLength(count);
     expect(again).toEqual(first.map((r) => ({ ...r, cached: true })));
   });
-
-  it("stops starting samples once aborted", async () => {
-    const controller = new AbortController();
-    const rows: CaseRow[] = [];
-    const target = chatCaseTarget(chat(), { model: "m1", temperature: 0 });
-    await runCase(
-      await oneCase(greet),
-      { k: 5, target, judge: null, model: "m1", signal: controller.signal },
-      (row) => {
-        rows.push(row);
-        if (rows.length === 2) controller.abort();
-      },
-    );
-    expect(rows).toHaveLength(2);
-  });
 });
 
-describe("runCase aborted", () => {
+describe("runCaseSample aborted", () => {
   async function abortMidCall(target: CaseTarget, started: () => boolean) {
     const controller = new AbortController();
     const rows: CaseRow[] = [];
-    const options = { k: 3, target, judge: null, model: "m1", signal: controller.signal };
-    const running = runCase(await oneCase(greet), options, (row) => rows.push(row));
+    const options = { target, judge: null, model: "m1", signal: controller.signal };
+    const running = runCaseSample(await oneCase(greet), 0, options).then((row) => rows.push(row));
     const end = performance.now() + 5000;
     while (!started() && performance.now() < end) await new Promise((r) => setTimeout(r, 5));
     const abortedAt = performance.now();
@@ -176,7 +168,7 @@ describe("runCase aborted", () => {
     return { rows, ms: performance.now() - abortedAt };
   }
 
-  it("cancels the model call in flight and starts no other sample", async () => {
+  it("cancels the model call in flight", async () => {
     server.script = () => "hang";
     const target = chatCaseTarget(chat({ timeoutMs: 30_000 }), { model: "m1", temperature: 0 });
     const { rows, ms } = await abortMidCall(target, () => server.requests.length > 0);
@@ -267,7 +259,7 @@ describe("judge graders through the chat target", () => {
   });
 });
 
-describe("command targets in runCase", () => {
+describe("command targets in runCaseSample", () => {
   const node = JSON.stringify(process.execPath);
   const command = (script: string, timeoutMs = 5000) =>
     createCommandTarget({ command: `${node} ${script}`, cwd: fixtures, timeoutMs, cache: null });

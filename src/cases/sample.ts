@@ -1,6 +1,7 @@
 import { gradeOutput } from "../graders/grade.js";
 import type { ChatTarget } from "../model/chat.js";
 import type { CaseTarget, ChatResult, Usage } from "../model/types.js";
+import type { CaseRow } from "../run/record.js";
 import type { Case } from "./schema.js";
 
 /** The judge's answer; usage lets a row split cost between target and judge. */
@@ -12,65 +13,19 @@ export interface JudgeReply {
 /** Sends a prompt to the judge model. A plain string answer counts as having no usage. */
 export type JudgeFn = (prompt: string) => Promise<JudgeReply | string>;
 
-/** One sample of one case (DESIGN.md fixes these names). */
-export interface CaseRow {
-  id: string;
-  sample: number;
-  score: 0 | 1;
-  status: "passed" | "failed" | "error";
-  marks: Record<string, boolean>;
-  /** Why graders failed; present only when one said so. */
-  reasons?: Record<string, string>;
-  stratum: string;
-  /** The model name the run was asked for. */
-  model: string;
-  /** The model version string the endpoint returned, when there was a response. */
-  model_version: string | null;
-  ms: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  /** Summed over the judge calls made while grading this sample; null when none reported. */
-  judge_prompt_tokens: number | null;
-  judge_completion_tokens: number | null;
-  text: string | null;
-  error: string | null;
-  cached: boolean;
-  cost: number | null;
-  tags: string[];
-}
-
 export interface RunCaseOptions {
-  k: number;
   target: CaseTarget;
   judge: JudgeFn | null;
   /** The model name written on every row. */
   model: string;
   /**
-   * Once aborted, no further sample starts and the target call in flight is cancelled: it ends as
-   * an error row saying it was interrupted, which a caller that aborted should drop.
+   * Once aborted, the target call in flight is cancelled: it ends as an error row saying it was
+   * interrupted, which a caller that aborted should drop.
    */
   signal?: AbortSignal;
-  /** Samples already done in an earlier attempt of the run (`--resume`): skipped. */
-  done?: ReadonlySet<number>;
 }
 
 const MAX_ERROR_CHARS = 500;
-
-/**
- * Runs the k samples of one case in order, emitting a row per sample as soon as it is graded.
- * A target that throws yields an error row (score 0) and the next sample still runs.
- */
-export async function runCase(
-  c: Case,
-  opts: RunCaseOptions,
-  onRow: (row: CaseRow) => void,
-): Promise<void> {
-  for (let sample = 0; sample < opts.k; sample++) {
-    if (opts.signal?.aborted) return;
-    if (opts.done?.has(sample)) continue;
-    onRow(await runSample(c, sample, opts));
-  }
-}
 
 /**
  * A judge that asks the judge model through a chat target: temperature 0, sample 0, cached.
@@ -85,7 +40,15 @@ export function makeJudge(target: ChatTarget, judgeModel: string, signal?: Abort
   };
 }
 
-async function runSample(c: Case, sample: number, opts: RunCaseOptions): Promise<CaseRow> {
+/**
+ * One sample of one case: the target's output graded by every grader of the case. A target that
+ * throws yields an error row (score 0); so does a grader that could not grade.
+ */
+export async function runCaseSample(
+  c: Case,
+  sample: number,
+  opts: RunCaseOptions,
+): Promise<CaseRow> {
   const started = performance.now();
   let result: ChatResult;
   try {

@@ -1,10 +1,12 @@
-import type { CaseTally } from "./case-tally.js";
-import { type RunStats, type RunSummary, type SummaryOptions, summarize } from "./run-summary.js";
-
-/** What produced the outputs: a model behind an endpoint, or a command. */
-export type TargetInfo =
-  | { kind: "model"; model: string; api_base: string }
-  | { kind: "command"; command: string };
+import type { RowTally } from "../report/row-tally.js";
+import {
+  type RunStats,
+  type RunSummary,
+  type SummaryOptions,
+  summarize,
+} from "../report/run-summary.js";
+import type { TargetInfo } from "../run/record.js";
+import type { CaseTally } from "./tally.js";
 
 export interface ItemSummary {
   id: string;
@@ -71,31 +73,38 @@ export type CaseReportMeta = Pick<
   | "pass_threshold"
 >;
 
+/** The rows of a case run: their aggregates, the cases in file order, and why items fell short. */
+export interface CaseRunRows {
+  rows: RowTally;
+  cases: readonly { id: string }[];
+  tally: CaseTally;
+}
+
 export function buildCaseReport(
-  tally: CaseTally,
+  run: CaseRunRows,
   meta: CaseReportMeta,
   options: SummaryOptions = {},
 ): CaseReport {
-  const { stats, ...summary } = summarize(tally.rows, { ...options, judgeModel: meta.judge_model });
+  const { stats, ...summary } = summarize(run.rows, { ...options, judgeModel: meta.judge_model });
   const meets = meta.pass_threshold === null ? null : (stats.pass_rate ?? 0) >= meta.pass_threshold;
   return {
     schema_version: 1,
     kind: "cases",
     ...meta,
-    model_versions: meta.target.kind === "model" ? [...tally.modelVersions].sort() : [],
-    samples_planned: tally.cases.length * meta.k,
+    model_versions: meta.target.kind === "model" ? [...run.tally.modelVersions].sort() : [],
+    samples_planned: run.cases.length * meta.k,
     stats,
     summary,
     meets_threshold: meets,
     run_passed: !meta.interrupted && stats.errors === 0 && meets !== false && stats.items > 0,
-    items: itemSummaries(tally),
+    items: itemSummaries(run),
   };
 }
 
 /** Items in case-file order; those that never ran (an interrupted run) are left out. */
-function itemSummaries(tally: CaseTally): ItemSummary[] {
-  return tally.cases.flatMap(({ id }) => {
-    const item = tally.rows.items.get(id);
+function itemSummaries(run: CaseRunRows): ItemSummary[] {
+  return run.cases.flatMap(({ id }) => {
+    const item = run.rows.items.get(id);
     if (!item) return [];
     return [
       {
@@ -105,7 +114,7 @@ function itemSummaries(tally: CaseTally): ItemSummary[] {
         score: item.sum / item.n,
         errors: item.errors,
         cached: item.cached,
-        problem: tally.problems.get(id) ?? null,
+        problem: run.tally.problems.get(id) ?? null,
       },
     ];
   });

@@ -1,7 +1,4 @@
 import path from "node:path";
-import { loadCases, needsJudge } from "../cases/load.js";
-import { type JudgeFn, makeJudge } from "../cases/run-case.js";
-import type { Case } from "../cases/schema.js";
 import { type Config, type EvalConfig, loadConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
@@ -9,8 +6,12 @@ import type { ChatTarget } from "../model/chat.js";
 import { createCommandTarget } from "../model/command-target.js";
 import { redactUrl } from "../model/redact.js";
 import type { CaseTarget } from "../model/types.js";
-import type { TargetInfo } from "../report/case-report.js";
-import type { RunCasesOptions } from "./run-cases.js";
+import { environmentOf } from "../run/options.js";
+import type { CaseSettings, TargetInfo } from "../run/record.js";
+import { loadCases, needsJudge } from "./load.js";
+import type { RunCasesOptions } from "./options.js";
+import { type JudgeFn, makeJudge } from "./sample.js";
+import type { Case } from "./schema.js";
 
 /** Everything a run needs, checked before the first call. */
 export interface Plan {
@@ -33,15 +34,14 @@ export interface Plan {
 
 const INTERRUPTED = "interrupted before the sample finished";
 
-/** What the manifest and the report both say about the run's inputs. */
-export function describeRun(plan: Plan) {
+/** The settings that change a case run's results (its manifest's and report's). */
+export function caseSettings(plan: Plan): CaseSettings {
   return {
-    project_root: plan.config.projectRoot,
+    kind: "cases",
     cases_file: plan.casesFile,
     cases_sha256: plan.casesSha256,
     target: plan.info,
     judge_model: plan.judge === null ? null : plan.settings.judge,
-    judge_model_versions: [...plan.judgeVersions].sort(),
     k: plan.k,
     temperature: plan.temperature,
     max_tokens: plan.maxTokens,
@@ -142,7 +142,7 @@ function endpointKey(
   judge: string | null,
 ): string | null {
   if (model === undefined && judge === null) return null;
-  const env = options.env ?? process.env;
+  const env = environmentOf(options);
   const key = options.apiKey || env.EVAL_BANANA_API_KEY || env.OPENAI_API_KEY;
   if (!key) throw missingKey(settings.apiBase, model, judge);
   return key;

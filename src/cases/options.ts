@@ -1,0 +1,24 @@
+import type { RunOptions } from "../run/options.js";
+
+/**
+ * Options of one `eb eval` run. Settings of the settings table ([eval] api_base, judge, workers,
+ * timeout_seconds, max_retries, cache_dir, pass_threshold; [core] output_dir) come from `flags`
+ * (keyed like `"eval.workers"`), EVAL_BANANA_* variables and the config file, as for `eb run`.
+ */
+export interface RunCasesOptions extends RunOptions<"cases"> {
+  /** The JSONL case file; a relative path is taken from `cwd`. */
+  cases: string;
+  /** The model to send the cases to. Exactly one of `model` and `command`. */
+  model?: string | undefined;
+  /** A command line that reads a case as JSON on stdin and prints its output; runs in `cwd`. */
+  command?: string | undefined;
+  /** Samples per case (default 1). */
+  k?: number | undefined;
+  /** Default 0. */
+  temperature?: number | undefined;
+  maxTokens?: number | undefined;
+  /** Default: EVAL_BANANA_API_KEY, else OPENAI_API_KEY, from `env`. Never written anywhere. */
+  apiKey?: string | undefined;
+  /** Default: on for a model, off for a command (the judge is cached unless this is false). */
+  cache?: boolean | undefined;
+}

@@ -1,0 +1,33 @@
+import type { Config } from "../config/load.js";
+import { runSuite } from "../run/run-suite.js";
+import type { RunCasesOptions } from "./options.js";
+import { planRun } from "./plan.js";
+import type { CaseReport } from "./report.js";
+import { caseSuite } from "./suite.js";
+
+export interface CaseRun {
+  config: Config;
+  report: CaseReport;
+  runDir: string;
+  /** 0 passed, 1 fell short (errors or threshold), 130 interrupted. */
+  exitCode: number;
+  /** Worth telling the user, but not a reason to fail (e.g. cache writes that failed). */
+  warnings: string[];
+}
+
+/**
+ * Sends every case to the target k times, grades the outputs and writes the run folder:
+ * `rows.jsonl` as samples finish, then `report.json` and `report.md`. Bad input (flags, config,
+ * case file, missing judge model or API key) throws InputError before any call is made; a failing
+ * or hanging call becomes an `error` row instead.
+ */
+export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
+  const signal = options.signal ?? new AbortController().signal;
+  const plan = await planRun(options, signal);
+  const run = await runSuite(caseSuite(plan, options, signal), {
+    ...options,
+    config: plan.config,
+    signal,
+  });
+  return { config: plan.config, ...run };
+}

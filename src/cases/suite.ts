@@ -1,0 +1,116 @@
+import { redactUrl } from "../model/redact.js";
+import { isoUtc } from "../run/provenance.js";
+import type { CaseClosing } from "../run/record.js";
+import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { caseReportMarkdown } from "./markdown.js";
+import type { RunCasesOptions } from "./options.js";
+import { caseSettings, type Plan } from "./plan.js";
+import { buildCaseReport, type CaseReport } from "./report.js";
+import { runCaseSample } from "./sample.js";
+import type { Case } from "./schema.js";
+import { CaseTally } from "./tally.js";
+
+/** Bytes reserved on the manifest line for the model version lists known only at the end. */
+const MANIFEST_ROOM = 2048;
+
+/**
+ * `eb eval` as a suite: each sample sends a case to the target and grades the answer. A case's
+ * k samples run one after another (the article's choice: they stay together, and the
+ * concurrency is at the case level).
+ */
+export function caseSuite(
+  plan: Plan,
+  options: Pick<RunCasesOptions, "argv">,
+  signal: AbortSignal,
+): Suite<"cases", Case, CaseReport> {
+  const tally = new CaseTally();
+  const settings = caseSettings(plan);
+  const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
+  const sampleOptions = { target: plan.target, judge: plan.judge, model, signal };
+  return {
+    kind: "cases",
+    projectRoot: plan.config.projectRoot,
+    items: plan.cases,
+    samples: plan.k,
+    workers: plan.settings.workers,
+    schedule: "item",
+    settings,
+    definitions: { [plan.casesFile]: `sha256:${plan.casesSha256}` },
+    command: options.argv ? redactArgv(options.argv, plan.apiKey) : null,
+    manifestRoom: MANIFEST_ROOM,
+    open: async () => {},
+    restore: async (row) => tally.add(row),
+    runSample: async (c, sample) => {
+      const row = await runCaseSample(c, sample, sampleOptions);
+      // A sample cut short by an interrupt is not a result: it is neither written nor counted.
+      if (signal.aborted) return null;
+      tally.add(row);
+      return row;
+    },
+    finish: (context) => finish(plan, tally, context),
+    close: async () => {},
+  };
+}
+
+async function finish(
+  plan: Plan,
+  tally: CaseTally,
+  context: FinishContext,
+): Promise<Finished<CaseReport>> {
+  const warnings = await plan.cache.flush();
+  const report = buildCaseReport(
+    { rows: context.tally, cases: plan.cases, tally },
+    {
+      ...caseSettings(plan),
+      project_root: plan.config.projectRoot,
+      judge_model_versions: [...plan.judgeVersions].sort(),
+      run_id: context.runId,
+      output_dir: context.runDir,
+      started_at: isoUtc(context.startedAt),
+      completed_at: isoUtc(context.completedAt),
+      duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
+      interrupted: context.interrupted,
+      pass_threshold: plan.settings.passThreshold,
+    },
+    { pricing: plan.config.pricing },
+  );
+  return {
+    report,
+    markdown: caseReportMarkdown(report),
+    passed: report.run_passed,
+    closing: closingFields(report),
+    warnings,
+  };
+}
+
+/**
+ * The model version lists for the manifest, cut to what fits in the room reserved on its line
+ * (the full lists are in report.json): the judge's go first.
+ */
+function closingFields(report: CaseReport): CaseClosing {
+  const target = [...report.model_versions];
+  const judge = [...report.judge_model_versions];
+  const total = target.length + judge.length;
+  const fields = (): CaseClosing => {
+    const cut = total - target.length - judge.length;
+    return {
+      model_versions: target,
+      judge_model_versions: judge,
+      ...(cut > 0 ? { versions_not_listed: cut } : {}),
+    };
+  };
+  // The room also holds ended_at and interrupted, which replace nulls of about their size.
+  const size = () => Buffer.byteLength(JSON.stringify(fields()));
+  while (size() > MANIFEST_ROOM - 256 && target.length + judge.length > 0) {
+    (judge.length > 0 ? judge : target).pop();
+  }
+  return fields();
+}
+
+/** The command line as recorded: the key (should it appear) and URL credentials removed. */
+function redactArgv(argv: readonly string[], apiKey: string | null): string[] {
+  return argv.map((arg) => {
+    const scrubbed = apiKey && apiKey.length >= 4 ? arg.split(apiKey).join("[redacted]") : arg;
+    return redactUrl(scrubbed);
+  });
+}

@@ -1,0 +1,29 @@
+import type { Config, LoadConfigOptions } from "../config/load.js";
+import type { RowOf, RunKind } from "./record.js";
+import type { RunProgress } from "./suite.js";
+
+/** What every kind of run takes, beyond its own items and settings. */
+export interface RunOptions<K extends RunKind> extends LoadConfigOptions {
+  /** An already loaded configuration (otherwise loaded from the other options). */
+  config?: Config;
+  /** Write into `--output-dir` itself instead of a `<run_id>` folder inside it. */
+  flatOutput?: boolean | undefined;
+  /** An interrupted run folder to finish: only its missing item × sample pairs run. */
+  resume?: string | undefined;
+  /** Abort to stop launching samples and drop or kill the ones in flight (Ctrl-C). */
+  signal?: AbortSignal | undefined;
+  /** Each sample's row as it is written (completion order), with where the run stands. */
+  onSample?: ((row: RowOf<K>, progress: Readonly<RunProgress>) => void) | undefined;
+  /** Warnings found while running (e.g. a provider_env variable that is not set). */
+  onWarning?: ((message: string) => void) | undefined;
+  /** The command line, for the run manifest (secrets are scrubbed from it). */
+  argv?: readonly string[] | undefined;
+}
+
+/**
+ * The environment the run reads and hands to the processes it starts: the caller's `env`. The
+ * library's one fallback to the process's own, for callers that pass none.
+ */
+export function environmentOf(options: Pick<LoadConfigOptions, "env">): NodeJS.ProcessEnv {
+  return options.env ?? process.env;
+}
