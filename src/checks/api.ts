@@ -10,7 +10,10 @@ export interface ChecksQuery extends LoadConfigOptions {
   tags?: readonly string[] | undefined;
 }
 
-/** The checks `eb list` shows, in discovery order. Throws InputError on any invalid file. */
+/**
+ * The checks `eb list` shows, in discovery order, each with its own `warnings`. Throws
+ * InputError on any invalid file.
+ */
 export async function listChecks(query: ChecksQuery = {}): Promise<Check[]> {
   const config = await loadConfig(query);
   return loadChecks({ projectRoot: config.projectRoot, excludeDirs: config.excludeDirs, ...query });
@@ -18,7 +21,10 @@ export async function listChecks(query: ChecksQuery = {}): Promise<Check[]> {
 
 export interface Validation {
   checks: Check[];
-  /** Problems that do not stop a run (legacy config keys, a missing script_path file). */
+  /**
+   * Problems that do not stop a run (legacy config keys, deprecated check fields, a missing
+   * script_path file).
+   */
   warnings: string[];
 }
 
@@ -34,6 +40,7 @@ export async function validateChecks(query: ChecksQuery = {}): Promise<Validatio
   await validateHarness(checks, config);
   const warnings = [...config.warnings];
   for (const check of checks) {
+    warnings.push(...check.warnings);
     if (check.type !== "deterministic") continue;
     const snapshot = await readScriptSnapshot(check);
     if (snapshot?.state === "unavailable") {

@@ -31,6 +31,15 @@ const common = {
     ),
   description: nonEmpty("description"),
   tags: z.array(z.string(), "tags must be a list of strings").default([]),
+  // Eval Banana 0.2's rules: entries are kept as written, only a blank one is refused.
+  target_paths: z
+    .array(
+      z
+        .string("target_paths entries must be strings")
+        .refine((entry) => entry.trim() !== "", "target_paths entries must be non-empty strings"),
+      "target_paths must be a list of strings",
+    )
+    .optional(),
 };
 
 const deterministicSchema = z
@@ -57,8 +66,6 @@ const checkSchema = z.discriminatedUnion("type", [deterministicSchema, harnessJu
 
 /** What to do about a field the schema does not know. */
 const UNKNOWN_FIELD_HINTS: Record<string, string> = {
-  target_paths:
-    "target_paths was removed: a harness judge reads files itself, so name them in `instructions`; a script finds them from ctx['project_root']",
   timeout_seconds:
     "per-check timeout_seconds was removed: set [core] check_timeout_seconds or [harness] timeout_seconds in .eval-banana/config.toml",
 };
@@ -84,7 +91,15 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
     );
   }
   const value = parsed.data;
-  const base = { id: value.id, description: value.description, tags: value.tags, sourcePath };
+  const targetPaths = value.target_paths ?? null;
+  const base = {
+    id: value.id,
+    description: value.description,
+    tags: value.tags,
+    sourcePath,
+    targetPaths,
+    warnings: targetPaths === null ? [] : [targetPathsWarning(sourcePath, locate)],
+  };
   if (value.type === "harness_judge") {
     return {
       ...base,
@@ -104,6 +119,15 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
 }
 
 type Locate = (path: readonly PropertyKey[], key?: string) => string;
+
+function targetPathsWarning(sourcePath: string, locate: Locate): string {
+  // A notice about the whole field: the line is enough, the column would be noise.
+  const line = locate([], "target_paths").replace(/:\d+$/, "");
+  return (
+    `${sourcePath}${line}: target_paths is deprecated (Eval Banana 0.2): name the files in ` +
+    'instructions (judges) or find them from ctx["project_root"] (scripts); it still works'
+  );
+}
 
 /**
  * Reads one YAML document with a mapping at the top. YAML 1.2's core schema, not 1.1: 1.1 (as

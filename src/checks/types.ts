@@ -7,6 +7,13 @@ interface CheckBase {
   sourcePath: string;
   /** The exact bytes that were parsed (they feed the digest). */
   yamlBytes: Uint8Array;
+  /**
+   * Eval Banana 0.2's deprecated `target_paths`, as written (relative to the project root), or
+   * null when the file does not have the field.
+   */
+  targetPaths: string[] | null;
+  /** Problems that do not stop the check loading (a deprecated field), each naming file:line. */
+  warnings: string[];
 }
 
 export interface DeterministicCheck extends CheckBase {

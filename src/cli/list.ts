@@ -1,4 +1,5 @@
 import { listChecks } from "../checks/api.js";
+import { printWarning } from "./output.js";
 import { configOptions, type RunFlags } from "./run.js";
 
 /** One tab-separated line per check: id, type, description, source path. */
@@ -8,6 +9,7 @@ export async function listCommand(flags: RunFlags): Promise<number> {
     checkDir: flags.checkDir,
     tags: flags.tag,
   });
+  for (const warning of checks.flatMap((c) => c.warnings)) printWarning(warning);
   const lines = checks.map((c) => [c.id, c.type, c.description, c.sourcePath].join("\t"));
   process.stdout.write(lines.map((line) => `${line}\n`).join(""));
   return 0;

@@ -161,7 +161,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
 /** Loads, selects and pre-flights checks: every reason not to run is found before any runs. */
 export async function selectRunnableChecks(
   config: Config,
-  options: Pick<RunChecksOptions, "checkDir" | "checkId" | "tags">,
+  options: Pick<RunChecksOptions, "checkDir" | "checkId" | "tags" | "onWarning">,
 ): Promise<Check[]> {
   const checks = await loadChecks({
     projectRoot: config.projectRoot,
@@ -178,6 +178,7 @@ export async function selectRunnableChecks(
   }
   requireHarness(checks, config.harness.agent);
   await validateHarness(checks, config);
+  for (const warning of checks.flatMap((c) => c.warnings)) options.onWarning?.(warning);
   return checks;
 }
 

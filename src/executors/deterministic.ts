@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { targetsContext } from "../checks/targets.js";
 import type { DeterministicCheck } from "../checks/types.js";
 import { LAUNCHER } from "../process/python.js";
 import { type ProcessResult, runProcess } from "../process/run.js";
@@ -32,6 +33,7 @@ export async function runDeterministic(
         project_root: config.projectRoot,
         source_path: check.sourcePath,
         output_dir: evidenceDir,
+        ...(await targetsContext(config.projectRoot, check.targetPaths)),
       },
       null,
       2,

@@ -39,7 +39,7 @@ export async function runHarnessJudge(
   const { config, stem } = context;
   const agent = config.harness.agent!;
   const template = resolveTemplate(agent, config.agents);
-  const prompt = buildCheckJudgePrompt(check.description, check.instructions);
+  const prompt = buildCheckJudgePrompt(check.description, check.instructions, check.targetPaths);
   const details = {
     agent_type: agent,
     model: null as string | null,

@@ -30,8 +30,15 @@ const CASE_INSTRUCTION = [
 const CASE_REMINDER =
   "End your answer with the JSON verdict described at the top; nothing may follow it.";
 
-/** Prompt for a harness_judge check: fixed instruction, description as context, criterion. */
-export function buildCheckJudgePrompt(description: string, instructions: string): string {
+/**
+ * Prompt for a harness_judge check: fixed instruction, description as context, criterion, and
+ * the files of a 0.2-style `target_paths` (null or empty: no such section).
+ */
+export function buildCheckJudgePrompt(
+  description: string,
+  instructions: string,
+  targetPaths: readonly string[] | null = null,
+): string {
   return [
     CHECK_INSTRUCTION,
     "",
@@ -40,9 +47,25 @@ export function buildCheckJudgePrompt(description: string, instructions: string)
     "",
     "Instructions:",
     instructions.trim() || "(none)",
+    ...targetFiles(targetPaths ?? []),
   ]
     .join("\n")
     .trim();
+}
+
+/**
+ * Eval Banana 0.2 pasted the target files' contents here. Naming them instead lets the judge
+ * read them like any other file, with no size limit or encoding guesswork in the prompt.
+ */
+function targetFiles(targetPaths: readonly string[]): string[] {
+  if (targetPaths.length === 0) return [];
+  return [
+    "",
+    "Target Files:",
+    "Read each of these files before you decide. The paths are relative to the project root,",
+    "which is your working directory.",
+    ...targetPaths.map((target) => `- ${target}`),
+  ];
 }
 
 /**

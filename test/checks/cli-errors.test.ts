@@ -72,13 +72,22 @@ describe("eb run refuses bad input with exit 2 before running anything", () => {
     expect(stderr).toContain("id must match");
   });
 
-  it("target_paths", async () => {
+  it("a blank target_paths entry", async () => {
     const root = project({
-      "eval_checks/bad.yaml": deterministicYaml("bad", "pass", "target_paths: [README.md]\n"),
+      "eval_checks/bad.yaml": deterministicYaml("bad", "pass", 'target_paths: [a.md, " "]\n'),
     });
     const stderr = await runFails(root);
-    expect(stderr).toContain(path.join(root, "eval_checks", "bad.yaml"));
-    expect(stderr).toContain("target_paths");
+    const file = path.join(root, "eval_checks", "bad.yaml");
+    expect(stderr).toContain(`${file}:5:22: target_paths entries must be non-empty strings`);
+  });
+
+  it("target_paths that is not a list", async () => {
+    const root = project({
+      "eval_checks/bad.yaml": deterministicYaml("bad", "pass", "target_paths: README.md\n"),
+    });
+    const stderr = await runFails(root);
+    const file = path.join(root, "eval_checks", "bad.yaml");
+    expect(stderr).toContain(`${file}:5:15: target_paths must be a list of strings`);
   });
 
   it("legacy llm_judge type", async () => {
@@ -258,5 +267,18 @@ describe("eb list", () => {
     const result = await runEb(["list", "--cwd", root]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("Legacy [llm] section was removed");
+  });
+});
+
+describe("Eval Banana 0.2's target_paths", () => {
+  it("runs, with a deprecation warning naming file:line", async () => {
+    const root = project({
+      "eval_checks/old.yaml": deterministicYaml("old", "pass", "target_paths: [README.md]\n"),
+    });
+    const result = await runEb(["run", "--cwd", root]);
+    expect(result.code).toBe(0);
+    expect(existsSync(path.join(root, "ran.txt"))).toBe(true);
+    const file = path.join(root, "eval_checks", "old.yaml");
+    expect(result.stderr).toContain(`warning: ${file}:5: target_paths is deprecated`);
   });
 });

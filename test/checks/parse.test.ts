@@ -44,6 +44,8 @@ describe("valid checks", () => {
       type: "deterministic",
       script: 'print("hi")\n',
       scriptPath: null,
+      targetPaths: null,
+      warnings: [],
     });
   });
 
@@ -180,17 +182,47 @@ describe("unknown and type-specific fields", () => {
   });
 
   it.each([
-    ["deterministic", `${DET}target_paths: [README.md]\nscript: x\n`],
-    ["harness_judge", `${JUDGE}target_paths: [README.md]\n`],
-  ])("target_paths on a %s check says to name files in instructions", (_type, text) => {
-    const message = parseError(text);
-    expect(message).toContain("target_paths");
-    expect(message).toContain("instructions");
+    ["deterministic", `${DET}target_paths: [README.md, " src/ "]\nscript: x\n`, 5],
+    ["harness_judge", `${JUDGE}target_paths: [README.md, " src/ "]\n`, 6],
+  ])("Eval Banana 0.2's target_paths on a %s check loads, with a warning", (_type, text, line) => {
+    const check = parse(text);
+    // Kept as written, as 0.2 kept them.
+    expect(check.targetPaths).toEqual(["README.md", " src/ "]);
+    expect(check.warnings).toEqual([
+      `${PATH}:${line}: target_paths is deprecated (Eval Banana 0.2): name the files in instructions ` +
+        '(judges) or find them from ctx["project_root"] (scripts); it still works',
+    ]);
+  });
+
+  it("an empty target_paths loads (0.2 allowed it on scripts) and still warns", () => {
+    const check = parse(`${DET}target_paths: []\nscript: x\n`);
+    expect(check.targetPaths).toEqual([]);
+    expect(check.warnings).toHaveLength(1);
+  });
+
+  it("a check without target_paths has none and no warning", () => {
+    const check = parse(JUDGE);
+    expect(check.targetPaths).toBeNull();
+    expect(check.warnings).toEqual([]);
+  });
+
+  it.each([
+    ["a string", "target_paths: README.md", ":5:15", "target_paths must be a list of strings"],
+    ["null", "target_paths:", ":5:14", "target_paths must be a list of strings"],
+    ["a mapping", "target_paths: {a: 1}", ":5:15", "target_paths must be a list of strings"],
+    ["a blank entry", 'target_paths: [a, "  "]', ":5:19", "entries must be non-empty strings"],
+    ["a number entry", "target_paths: [a, 1]", ":5:19", "target_paths entries must be strings"],
+    ["a nested list", "target_paths: [[a]]", ":5:16", "target_paths entries must be strings"],
+  ])("target_paths as %s is an error at its position", (_label, line, where, expected) => {
+    const message = parseError(`${DET}${line}\nscript: x\n`);
+    expect(message).toContain(`${PATH}${where}: `);
+    expect(message).toContain(expected);
   });
 
   it("per-check timeout_seconds is rejected", () => {
     const message = parseError(`${DET}timeout_seconds: 30\nscript: x\n`);
-    expect(message).toContain("timeout_seconds");
+    expect(message).toContain("unknown field 'timeout_seconds'");
+    expect(message).toContain("[core] check_timeout_seconds");
   });
 
   it("timeout_seconds on a judge is rejected", () => {

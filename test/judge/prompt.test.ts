@@ -47,6 +47,34 @@ describe("buildCheckJudgePrompt", () => {
   });
 });
 
+describe("buildCheckJudgePrompt with Eval Banana 0.2's target_paths", () => {
+  const description = "README explains installation.";
+  const instructions = "Score 1 if it has an install command.";
+
+  it("null or no paths gives the prompt without them, byte for byte", () => {
+    const without = buildCheckJudgePrompt(description, instructions);
+    expect(buildCheckJudgePrompt(description, instructions, null)).toBe(without);
+    expect(buildCheckJudgePrompt(description, instructions, [])).toBe(without);
+    expect(without).not.toContain("Target Files");
+  });
+
+  it("names each path as written, after the instructions, and says where they are relative to", () => {
+    const prompt = buildCheckJudgePrompt(description, instructions, ["README.md", "docs/"]);
+    expect(prompt).toBe(
+      `${buildCheckJudgePrompt(description, instructions)}\n\n` +
+        "Target Files:\n" +
+        "Read each of these files before you decide. The paths are relative to the project root,\n" +
+        "which is your working directory.\n" +
+        "- README.md\n" +
+        "- docs/",
+    );
+  });
+
+  it("holds no valid verdict, so an echo cannot pass", () => {
+    expect(extractVerdict(buildCheckJudgePrompt("", "", ["a.md"]))).toBeNull();
+  });
+});
+
 describe("buildCaseJudgePrompt", () => {
   const prompt = buildCaseJudgePrompt(
     "My parcel never arrived.",
