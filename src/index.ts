@@ -9,10 +9,11 @@ export type { JudgeFn } from "./cases/sample.js";
 export type { Case } from "./cases/schema.js";
 export { listChecks, validateChecks } from "./checks/api.js";
 export { computeCheckDefinitionSha256 } from "./checks/digest.js";
+export type { CheckReport, CheckResult } from "./checks/report.js";
+export { type CheckRun, type RunChecksOptions, runChecks } from "./checks/run-checks.js";
 export { safeStem } from "./checks/stem.js";
 export type { Check, DeterministicCheck, HarnessJudgeCheck } from "./checks/types.js";
 export { type Config, type LoadConfigOptions, loadConfig } from "./config/load.js";
-export { type CheckRun, type RunChecksOptions, runChecks } from "./engine/run-checks.js";
 export { EXIT, InputError } from "./errors.js";
 export { registerGrader } from "./graders/registry.js";
 export type {
@@ -22,7 +23,6 @@ export type {
   GraderResult,
 } from "./graders/types.js";
 export { extractVerdict, type Verdict } from "./judge/verdict.js";
-export type { CheckReport, CheckResult } from "./report/check-report.js";
 export type {
   CaseRow,
   CheckRow,

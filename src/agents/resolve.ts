@@ -1,5 +1,3 @@
-import { access, constants } from "node:fs/promises";
-import path from "node:path";
 import type { AgentOverride } from "../config/schema.js";
 import { InputError } from "../errors.js";
 import { type AgentTemplate, BUILTIN_AGENTS, CUSTOM_AGENT_BASE } from "./templates.js";
@@ -145,28 +143,4 @@ function fillProviderEnv(
       return found ?? "";
     });
   return Object.fromEntries(Object.entries(providerEnv).map(([key, value]) => [key, fill(value)]));
-}
-
-/** True when `program` can be executed: an existing path, or a name found on PATH. */
-export async function isExecutable(
-  program: string,
-  envPath: string | undefined,
-  cwd: string,
-): Promise<boolean> {
-  const candidates = program.includes(path.sep)
-    ? [path.resolve(cwd, program)]
-    : (envPath ?? "")
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((dir) => path.join(dir, program));
-  for (const candidate of candidates) {
-    if (
-      await access(candidate, constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
-      return true;
-  }
-  return false;
 }

@@ -4,12 +4,12 @@ import { configOptions, type RunFlags } from "./run.js";
 
 /** One tab-separated line per check: id, type, description, source path. */
 export async function listCommand(flags: RunFlags): Promise<number> {
-  const checks = await listChecks({
+  const { checks, warnings } = await listChecks({
     ...configOptions(flags),
     checkDir: flags.checkDir,
     tags: flags.tag,
   });
-  for (const warning of checks.flatMap((c) => c.warnings)) printWarning(warning);
+  for (const warning of warnings) printWarning(warning);
   const lines = checks.map((c) => [c.id, c.type, c.description, c.sourcePath].join("\t"));
   process.stdout.write(lines.map((line) => `${line}\n`).join(""));
   return 0;

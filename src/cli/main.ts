@@ -2,8 +2,8 @@
 import v8 from "node:v8";
 import { Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
-import { TOOL_VERSION } from "../engine/version.js";
 import { EXIT, InputError } from "../errors.js";
+import { TOOL_VERSION } from "../run/provenance.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
 import {

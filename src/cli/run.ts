@@ -1,9 +1,10 @@
 import path from "node:path";
 import pc from "picocolors";
+import { checkReportConsole } from "../checks/console.js";
+import { runChecks } from "../checks/run-checks.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
-import { runChecks } from "../engine/run-checks.js";
-import type { CheckResult } from "../report/check-report.js";
-import { checkReportConsole } from "../report/console.js";
+import type { CheckRow } from "../run/record.js";
+import type { RunProgress } from "../run/suite.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
@@ -44,7 +45,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       flatOutput: flags.flatOutput,
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
-      onResult: progress,
+      onSample: progress,
       onWarning: printWarning,
       argv: process.argv.slice(2),
     });
@@ -56,13 +57,14 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
 }
 
-function liveProgress(result: CheckResult, done: number, total: number): void {
-  process.stderr.write(
-    `\r\x1b[K${pc.dim(`[${done}/${total}]`)} ${result.check_id}: ${result.status}`,
-  );
+function liveProgress(row: CheckRow, progress: Readonly<RunProgress>): void {
+  const count = `[${progress.samplesDone}/${progress.samplesTotal}]`;
+  process.stderr.write(`\r\x1b[K${pc.dim(count)} ${row.id}: ${row.status}`);
 }
 
 function debugProgress(debug: (message: string) => void) {
-  return (result: CheckResult, done: number, total: number) =>
-    debug(`[${done}/${total}] ${result.check_id}: ${result.status} (${result.duration_ms} ms)`);
+  return (row: CheckRow, progress: Readonly<RunProgress>) =>
+    debug(
+      `[${progress.samplesDone}/${progress.samplesTotal}] ${row.id}: ${row.status} (${row.ms} ms)`,
+    );
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CheckReport } from "../../src/report/check-report.js";
+import type { CheckReport } from "../../src/checks/report.js";
 import { CLI, deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
 
 /** report.json as read back from disk. */

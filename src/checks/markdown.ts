@@ -1,5 +1,5 @@
-import type { CheckReport } from "./check-report.js";
-import { summaryMarkdown } from "./summary-markdown.js";
+import { summaryMarkdown } from "../report/summary-markdown.js";
+import type { CheckReport } from "./report.js";
 
 /** `report.md`: the summary table, one row per check, then the reason or error of each. */
 export function checkReportMarkdown(report: CheckReport): string {

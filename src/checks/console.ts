@@ -1,7 +1,7 @@
 import pc from "picocolors";
 import { lastLine } from "../process/tail.js";
-import type { CheckReport, CheckResult } from "./check-report.js";
-import { summaryText } from "./summary-text.js";
+import { summaryText } from "../report/summary-text.js";
+import type { CheckReport, CheckResult } from "./report.js";
 
 const STATUS_COLOR = { passed: pc.green, failed: pc.red, error: pc.yellow } as const;
 

@@ -1,23 +1,24 @@
 import { mkdir } from "node:fs/promises";
-import { errorOutcome, runDeterministic } from "../executors/deterministic.js";
-import { runHarnessJudge } from "../executors/harness-judge.js";
-import type { ExecContext, ExecOutcome, PreparedCheck } from "../executors/types.js";
-import { boundedStream, type CheckResult } from "../report/check-report.js";
-import type { StoredRow as Row } from "../run/record.js";
-import { isoUtc } from "./time.js";
+import { isoUtc } from "../run/provenance.js";
+import type { CheckRow } from "../run/record.js";
+import { errorOutcome } from "./executors/deterministic.js";
+import { execute } from "./executors/registry.js";
+import type { ExecContext, PreparedCheck } from "./executors/types.js";
+import { boundedStream, type CheckResult } from "./report.js";
 
-export async function runOne(
-  item: PreparedCheck,
+/** One sample of one check as the seed's result; null when an interrupt cut it short. */
+export async function runCheckSample(
+  prepared: PreparedCheck,
   context: ExecContext,
 ): Promise<CheckResult | null> {
   const startedAt = new Date();
   const started = performance.now();
   await mkdir(context.scratchDir, { recursive: true });
-  const outcome = await execute(item, context).catch((error: unknown) =>
+  const check = prepared.check;
+  const outcome = await execute(check.type, check, prepared, context).catch((error: unknown) =>
     errorOutcome(`Internal error while running the check: ${String(error)}`),
   );
   if (outcome.aborted) return null;
-  const check = item.check;
   const streamFile = (name: string) => `checks/${context.stem}.${name}.txt`;
   return {
     check_id: check.id,
@@ -36,23 +37,16 @@ export async function runOne(
     stderr: boundedStream(outcome.stderr, outcome.stderrChars, streamFile("stderr")),
     exit_code: outcome.exitCode,
     details: outcome.details,
-    check_definition_sha256: item.digest,
+    check_definition_sha256: prepared.digest,
   };
 }
 
-function execute(item: PreparedCheck, context: ExecContext): Promise<ExecOutcome> {
-  const check = item.check;
-  return check.type === "deterministic"
-    ? runDeterministic(check, context, item)
-    : runHarnessJudge(check, context);
-}
-
 /** The row of one check sample in `rows.jsonl` (DESIGN.md field names). */
-export function rowOf(result: CheckResult, sample: number): Row {
+export function rowOf(result: CheckResult, sample: number): CheckRow {
   return {
     id: result.check_id,
     sample,
-    score: result.score,
+    score: result.status === "passed" ? 1 : 0,
     status: result.status,
     tags: result.tags,
     marks: result.status === "error" ? {} : { [result.check_type]: result.score === 1 },

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { targetsContext } from "../checks/targets.js";
-import type { DeterministicCheck } from "../checks/types.js";
-import { LAUNCHER } from "../process/python.js";
-import { type ProcessResult, runProcess } from "../process/run.js";
+import { LAUNCHER } from "../../process/python.js";
+import { type ProcessResult, runProcess } from "../../process/run.js";
+import { targetsContext } from "../targets.js";
+import type { DeterministicCheck } from "../types.js";
 import type { ExecContext, ExecOutcome, PreparedCheck } from "./types.js";
 
 /**

@@ -1,35 +1,16 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { buildInvocation, isExecutable, resolveTemplate } from "../agents/resolve.js";
-import type { Check, HarnessJudgeCheck } from "../checks/types.js";
-import type { Config } from "../config/load.js";
-import { InputError } from "../errors.js";
-import { buildCheckJudgePrompt } from "../judge/prompt.js";
-import { extractVerdict, NO_VERDICT_MESSAGE } from "../judge/verdict.js";
-import { runProcess } from "../process/run.js";
-import { lastLine } from "../process/tail.js";
+import { buildInvocation, resolveTemplate } from "../../agents/resolve.js";
+import { buildCheckJudgePrompt } from "../../judge/prompt.js";
+import { extractVerdict, NO_VERDICT_MESSAGE } from "../../judge/verdict.js";
+import { runProcess } from "../../process/run.js";
+import { lastLine } from "../../process/tail.js";
+import type { HarnessJudgeCheck } from "../types.js";
 import { errorOutcome } from "./deterministic.js";
 import type { ExecContext, ExecOutcome } from "./types.js";
 
 /** Agents may print megabytes before the verdict; keep this much of stdout to search. */
 const VERDICT_SEARCH_CHARS = 4 * 1024 * 1024;
-
-/**
- * Before anything runs: the agent must be known and, where we can tell, installed.
- * Only matters when a harness_judge check was selected.
- */
-export async function validateHarness(checks: readonly Check[], config: Config): Promise<void> {
-  const agent = config.harness.agent;
-  if (agent === null || !checks.some((check) => check.type === "harness_judge")) return;
-  const template = resolveTemplate(agent, config.agents);
-  const program = template.command[0]!;
-  if (await isExecutable(program, process.env.PATH, config.projectRoot)) return;
-  const install = template.install ? ` Install it with: ${template.install}.` : "";
-  throw new InputError(
-    `Harness agent '${agent}' runs '${program}', which was not found on PATH.${install} ` +
-      "See the README's Harness setup section.",
-  );
-}
 
 /** Runs the configured agent on the check's prompt; the last valid verdict on stdout decides. */
 export async function runHarnessJudge(

@@ -1,7 +1,7 @@
-import type { CheckType } from "../checks/types.js";
-import type { Status } from "../executors/types.js";
 import { lastCodePoints } from "../process/tail.js";
-import type { RunStats, RunSummary } from "./run-summary.js";
+import type { RunStats, RunSummary } from "../report/run-summary.js";
+import type { Status } from "../run/record.js";
+import type { CheckType } from "./types.js";
 
 /** One check's result, in the seed's shape (report.json `checks[]` and `checks/<stem>.json`). */
 export interface CheckResult {

@@ -1,9 +1,8 @@
-import type { ScriptSnapshot } from "../checks/script.js";
-import type { Check } from "../checks/types.js";
-import type { Config } from "../config/load.js";
-import type { PythonInterpreter } from "../process/python.js";
-
-export type Status = "passed" | "failed" | "error";
+import type { Config } from "../../config/load.js";
+import type { PythonInterpreter } from "../../process/python.js";
+import type { Status } from "../../run/record.js";
+import type { ScriptSnapshot } from "../script.js";
+import type { Check } from "../types.js";
 
 /** Everything an executor needs to run one sample of one check. */
 export interface ExecContext {
@@ -37,12 +36,6 @@ export interface ExecOutcome {
   /** True when the run was interrupted while this check ran: its outcome is discarded. */
   aborted: boolean;
 }
-
-export type Executor<C extends Check> = (
-  check: C,
-  context: ExecContext,
-  prepared: PreparedCheck,
-) => Promise<ExecOutcome>;
 
 /** A check frozen before the run starts: the script bytes that will run and their digest. */
 export interface PreparedCheck {

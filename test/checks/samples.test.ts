@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runChecks } from "../../src/engine/run-checks.js";
+import { runChecks } from "../../src/checks/run-checks.js";
 import { deterministicYaml, makeProject } from "../helpers/project.js";
 
 // Passes on every other run: a counter file in the project decides.

@@ -1,0 +1,99 @@
+import { missingAgentProgram } from "../../agents/preflight.js";
+import type { Config } from "../../config/load.js";
+import { requireHarness } from "../harness-gate.js";
+import { readScriptSnapshot } from "../script.js";
+import type { Check, DeterministicCheck, HarnessJudgeCheck } from "../types.js";
+import { runDeterministic } from "./deterministic.js";
+import { runHarnessJudge } from "./harness-judge.js";
+import type { ExecContext, ExecOutcome, PreparedCheck } from "./types.js";
+
+/** Why the checks of a run are looked at before any runs. */
+export type Purpose = "validate" | "run";
+
+export interface PreflightContext {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  purpose: Purpose;
+}
+
+/** What a pre-flight found: errors stop the command before anything runs, warnings do not. */
+export interface Findings {
+  errors: string[];
+  warnings: string[];
+}
+
+/** How one type of check is pre-flighted and run; adding a check type is one entry. */
+export interface Executor<C> {
+  /** Looks at every selected check of this type at once; may throw an InputError. */
+  preflight(checks: readonly C[], context: PreflightContext): Promise<Findings>;
+  run(check: C, prepared: PreparedCheck, context: ExecContext): Promise<ExecOutcome>;
+}
+
+interface CheckByType {
+  deterministic: DeterministicCheck;
+  harness_judge: HarnessJudgeCheck;
+}
+
+const NONE: Findings = { errors: [], warnings: [] };
+
+export const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } = {
+  deterministic: {
+    preflight: async (checks, { purpose }) => {
+      // eb run reports a missing script as that check's error row and runs the others.
+      if (purpose === "run") return NONE;
+      const snapshots = await Promise.all(checks.map(readScriptSnapshot));
+      const warnings = snapshots.flatMap((snapshot, i) =>
+        snapshot?.state === "unavailable"
+          ? [`${checks[i]!.sourcePath}: ${snapshot.reason} (eb run will report it as an error)`]
+          : [],
+      );
+      return { errors: [], warnings };
+    },
+    run: (check, prepared, context) => runDeterministic(check, context, prepared),
+  },
+  harness_judge: {
+    preflight: async (checks, { config, env, purpose }) => {
+      if (checks.length === 0) return NONE;
+      requireHarness(checks, config.harness.agent);
+      const agent = config.harness.agent!;
+      const missing = await missingAgentProgram(agent, config.agents, env, config.projectRoot);
+      if (missing === null) return NONE;
+      // Validating definitions on a machine without the agent (a lint step in CI) is fine.
+      if (purpose === "validate") return { errors: [], warnings: [missing] };
+      return { errors: [missing], warnings: [] };
+    },
+    run: (check, _prepared, context) => runHarnessJudge(check, context),
+  },
+};
+
+/** Every selected check pre-flighted by the executor of its type. */
+export async function preflightChecks(
+  checks: readonly Check[],
+  context: PreflightContext,
+): Promise<Findings> {
+  const types = [...new Set(checks.map((check) => check.type))];
+  const found = await Promise.all(types.map((type) => preflightType(type, checks, context)));
+  return {
+    errors: found.flatMap((findings) => findings.errors),
+    warnings: found.flatMap((findings) => findings.warnings),
+  };
+}
+
+function preflightType<T extends keyof CheckByType>(
+  type: T,
+  checks: readonly Check[],
+  context: PreflightContext,
+): Promise<Findings> {
+  const ofType = checks.filter((check): check is CheckByType[T] => check.type === type);
+  return EXECUTORS[type].preflight(ofType, context);
+}
+
+/** Runs one check with the executor of its type. */
+export function execute<T extends keyof CheckByType>(
+  type: T,
+  check: CheckByType[T],
+  prepared: PreparedCheck,
+  context: ExecContext,
+): Promise<ExecOutcome> {
+  return EXECUTORS[type].run(check, prepared, context);
+}

@@ -1,0 +1,66 @@
+import type { Config } from "../config/load.js";
+import { loadConfig } from "../config/load.js";
+import { type PythonInterpreter, resolvePython } from "../process/python.js";
+import { environmentOf, type RunOptions } from "../run/options.js";
+import { runSuite } from "../run/run-suite.js";
+import { checkDefinitionSha256 } from "./digest.js";
+import type { PreparedCheck } from "./executors/types.js";
+import { preflight, type Selection } from "./preflight.js";
+import type { CheckReport } from "./report.js";
+import { readScriptSnapshot } from "./script.js";
+import { checkSuite } from "./suite.js";
+import type { Check } from "./types.js";
+
+export interface RunChecksOptions extends RunOptions<"checks">, Selection {
+  /** Runs of each check (judge reliability); a check's score is its pass fraction. Default 1. */
+  samples?: number | undefined;
+}
+
+export interface CheckRun {
+  config: Config;
+  report: CheckReport;
+  runDir: string;
+  /** 0 passed, 1 fell short, 130 interrupted. */
+  exitCode: number;
+}
+
+/**
+ * Runs the selected checks and writes the run folder: `rows.jsonl` as checks finish, then
+ * `checks/<stem>.json`, `report.json` and `report.md`. Bad input throws InputError before any
+ * check runs; a failing, hanging or crashing check becomes an `error` result instead.
+ */
+export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRun> {
+  const config = options.config ?? (await loadConfig(options));
+  const env = environmentOf(options);
+  const warn = options.onWarning ?? (() => {});
+  // Asked while the checks load (it never rejects): a version-manager shim takes ~0.1 s.
+  const interpreter = resolvePython(config.python, config.projectRoot);
+  const { checks, warnings } = await preflight(config, options, "run", env);
+  for (const warning of warnings) warn(warning);
+  const prepared = await Promise.all(checks.map(prepareCheck));
+  const suite = checkSuite(config, prepared, {
+    samples: options.samples ?? config.samples,
+    python: interpreterFor(checks, interpreter),
+    command: options.argv ? [...options.argv] : null,
+    env,
+    warn,
+  });
+  const run = await runSuite(suite, { ...options, config });
+  return { config, report: run.report, runDir: run.runDir, exitCode: run.exitCode };
+}
+
+async function prepareCheck(check: Check): Promise<PreparedCheck> {
+  const script = check.type === "deterministic" ? await readScriptSnapshot(check) : null;
+  return { check, script, digest: checkDefinitionSha256(check.yamlBytes, script) };
+}
+
+/** Only deterministic checks need Python: a judge-only run must not fail for the lack of it. */
+async function interpreterFor(
+  checks: readonly Check[],
+  interpreter: Promise<PythonInterpreter>,
+): Promise<PythonInterpreter> {
+  if (!checks.some((check) => check.type === "deterministic")) {
+    return { executable: "python3", error: null };
+  }
+  return interpreter;
+}

@@ -1,0 +1,137 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Config } from "../config/load.js";
+import type { PythonInterpreter } from "../process/python.js";
+import { summarize } from "../report/run-summary.js";
+import { isoUtc } from "../run/provenance.js";
+import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import type { ExecContext, PreparedCheck } from "./executors/types.js";
+import { checkReportMarkdown } from "./markdown.js";
+import { buildCheckReport, type CheckReport, type CheckResult, mergeSamples } from "./report.js";
+import { rowOf, runCheckSample } from "./result.js";
+import { safeStem } from "./stem.js";
+import { readSampleResult } from "./stored-result.js";
+
+export interface CheckItem {
+  id: string;
+  prepared: PreparedCheck;
+}
+
+export interface CheckSuiteOptions {
+  /** Runs of each check. */
+  samples: number;
+  python: Promise<PythonInterpreter>;
+  command: string[] | null;
+  env: NodeJS.ProcessEnv;
+  warn: (message: string) => void;
+}
+
+/**
+ * `eb run` as a suite: each sample runs one check with the executor of its type and writes the
+ * seed's `checks/<stem>.*` files. Every sample is scheduled on its own, so the samples of a slow
+ * judge run side by side.
+ */
+export function checkSuite(
+  config: Config,
+  prepared: readonly PreparedCheck[],
+  options: CheckSuiteOptions,
+): Suite<"checks", CheckItem, CheckReport> {
+  const { samples } = options;
+  const results = new Map<string, CheckResult[]>(prepared.map((p) => [p.check.id, []]));
+  let scratchRoot: string | null = null;
+  const checksDir = (runDir: string) => path.join(runDir, "checks");
+  const keep = (result: CheckResult, sample: number) => {
+    results.get(result.check_id)![sample] = result;
+  };
+  return {
+    kind: "checks",
+    projectRoot: config.projectRoot,
+    items: prepared.map((p) => ({ id: p.check.id, prepared: p })),
+    samples,
+    workers: config.maxParallelChecks,
+    schedule: "sample",
+    settings: { kind: "checks", samples },
+    definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
+    command: options.command,
+    manifestRoom: 160,
+    open: async (runDir) => {
+      await mkdir(checksDir(runDir), { recursive: true });
+      scratchRoot = await mkdtemp(path.join(os.tmpdir(), "eval-banana-"));
+    },
+    restore: async (row, runDir) => {
+      const sample = row.sample ?? 0;
+      const stem = sampleStem(safeStem(row.id), sample, samples);
+      keep(await readSampleResult(path.join(checksDir(runDir), `${stem}.json`)), sample);
+    },
+    runSample: async ({ prepared: item }, sample, { runDir, signal, index }) => {
+      const stem = sampleStem(safeStem(item.check.id), sample, samples);
+      const context: ExecContext = {
+        config,
+        checksDir: checksDir(runDir),
+        stem,
+        scratchDir: path.join(scratchRoot!, String(index)),
+        python: await options.python,
+        signal,
+        env: options.env,
+        warn: options.warn,
+      };
+      const result = await runCheckSample(item, context);
+      if (!result) return null;
+      await writeJson(path.join(context.checksDir, `${stem}.json`), result);
+      keep(result, sample);
+      return rowOf(result, sample);
+    },
+    finish: (context) => finish(config, results, samples, context),
+    close: async () => {
+      if (scratchRoot !== null) await rm(scratchRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+async function finish(
+  config: Config,
+  bySample: ReadonlyMap<string, CheckResult[]>,
+  samples: number,
+  context: FinishContext,
+): Promise<Finished<CheckReport>> {
+  const results: CheckResult[] = [];
+  for (const [id, list] of bySample) {
+    const finished = list.filter((result) => result !== undefined);
+    if (finished.length === 0) continue;
+    if (samples === 1) {
+      results.push(finished[0]!);
+      continue;
+    }
+    const merged = mergeSamples(finished);
+    await writeJson(path.join(context.runDir, "checks", `${safeStem(id)}.json`), merged);
+    results.push(merged);
+  }
+  const report = buildCheckReport(results, {
+    runId: context.runId,
+    projectRoot: config.projectRoot,
+    outputDir: context.runDir,
+    startedAt: isoUtc(context.startedAt),
+    completedAt: isoUtc(context.completedAt),
+    durationMs: context.completedAt.getTime() - context.startedAt.getTime(),
+    passThreshold: config.passThreshold,
+    interrupted: context.interrupted,
+    summary: summarize(context.tally, { pricing: config.pricing }),
+  });
+  return {
+    report,
+    markdown: checkReportMarkdown(report),
+    passed: report.run_passed,
+    closing: {},
+    warnings: [],
+  };
+}
+
+/** With several samples each gets its own files: `<stem>.sample-<n>.*`. */
+function sampleStem(stem: string, sample: number, samples: number): string {
+  return samples === 1 ? stem : `${stem}.sample-${sample}`;
+}
+
+function writeJson(file: string, value: unknown): Promise<void> {
+  return writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+}
