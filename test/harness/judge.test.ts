@@ -385,6 +385,23 @@ describe("custom agents, environment and pre-flight", () => {
     expect(result.stderr).toContain("npm i -g @openai/codex");
   });
 
+  it("eb validate --harness-agent on a machine without the agent: a warning, exit 0", async () => {
+    // Real suites lint their checks this way in CI jobs that have no agent installed.
+    const fake = judgeProject("");
+    const env = { PATH: path.dirname(process.execPath) };
+    const validate = await runEb(["validate", "--cwd", fake.project, "--harness-agent", "claude"], {
+      env,
+    });
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toBe("Validated 1 checks successfully.\n");
+    expect(validate.stderr).toContain("warning:");
+    expect(validate.stderr).toContain("'claude', which was not found on PATH");
+    const run = await runEb(["run", "--cwd", fake.project, "--harness-agent", "claude"], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("'claude', which was not found on PATH");
+    expect(existsSync(path.join(fake.project, ".eval-banana/results"))).toBe(false);
+  });
+
   it("a harness_judge check without an agent is refused, naming the file", async () => {
     const fake = judgeProject("");
     const result = await runEb(["run", "--cwd", fake.project], { env: fake.env() });

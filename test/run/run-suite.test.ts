@@ -1,0 +1,224 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { InputError } from "../../src/errors.js";
+import type { CheckRow } from "../../src/run/record.js";
+import { runSuite } from "../../src/run/run-suite.js";
+import type { Suite } from "../../src/run/suite.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Item {
+  id: string;
+}
+
+interface Options {
+  items?: number;
+  samples?: number;
+  workers?: number;
+  schedule?: "item" | "sample";
+  /** Called when a sample starts; may abort the run. */
+  onStart?: (id: string, sample: number) => void;
+  sampleMs?: number;
+}
+
+/** A suite of fake items whose samples sleep, then pass or fail; it records what ran when. */
+function fakeSuite(options: Options = {}) {
+  const log: { id: string; sample: number; start: number; end: number }[] = [];
+  const restored: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const items = Array.from({ length: options.items ?? 3 }, (_, i) => ({ id: `item${i}` }));
+  const suite: Suite<"checks", Item, { rows: number }> = {
+    kind: "checks",
+    projectRoot: "/nowhere",
+    items,
+    samples: options.samples ?? 2,
+    workers: options.workers ?? 2,
+    schedule: options.schedule ?? "sample",
+    settings: { kind: "checks", samples: options.samples ?? 2 },
+    definitions: Object.fromEntries(items.map((item) => [item.id, "sha256:x"])),
+    command: ["test"],
+    manifestRoom: 160,
+    open: async () => {},
+    restore: async (row) => {
+      restored.push(`${row.id}/${row.sample}`);
+    },
+    runSample: async (item, sample, { signal }) => {
+      options.onStart?.(item.id, sample);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      const start = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, options.sampleMs ?? 20));
+      inFlight--;
+      log.push({ id: item.id, sample, start, end: performance.now() });
+      if (signal.aborted) return null;
+      const row: CheckRow = {
+        id: item.id,
+        sample,
+        score: 1,
+        status: "passed",
+        marks: {},
+        ms: 1,
+        model: null,
+        error: null,
+        cached: false,
+        cost: null,
+        tags: [],
+        reason: null,
+      };
+      return row;
+    },
+    finish: async (context) => ({
+      report: { rows: context.tally.samples },
+      markdown: "# fake\n",
+      passed: context.tally.samples > 0 && context.tally.items.size === items.length,
+      closing: {},
+      warnings: [],
+    }),
+    close: async () => {},
+  };
+  return { suite, log, restored, maxInFlight: () => maxInFlight };
+}
+
+async function configIn() {
+  const dir = mkdtempSync(path.join(tmpdir(), "eb-suite-"));
+  dirs.push(dir);
+  return loadConfig({ cwd: dir, noProjectConfig: true, env: {} });
+}
+
+function lines(runDir: string): Record<string, unknown>[] {
+  return readFileSync(path.join(runDir, "rows.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("runSuite", () => {
+  it("writes the manifest, a row per sample and the reports; exit 0 when the suite passes", async () => {
+    const config = await configIn();
+    const { suite } = fakeSuite();
+    const run = await runSuite(suite, { config, env: {} });
+    expect(run.exitCode).toBe(0);
+    expect(run.report).toEqual({ rows: 6 });
+    expect(readdirSync(run.runDir).sort()).toEqual(["report.json", "report.md", "rows.jsonl"]);
+    const [head, ...rows] = lines(run.runDir);
+    expect(head).toMatchObject({
+      manifest: {
+        tool: "eval-banana",
+        kind: "checks",
+        samples: 2,
+        command: ["test"],
+        definitions: { item0: "sha256:x" },
+        interrupted: false,
+        ended_at: expect.any(String),
+      },
+    });
+    expect(rows.map((row) => `${row.id}/${row.sample}`).sort()).toEqual([
+      "item0/0",
+      "item0/1",
+      "item1/0",
+      "item1/1",
+      "item2/0",
+      "item2/1",
+    ]);
+  });
+
+  it("schedule item: an item's samples run one after another, items side by side", async () => {
+    const config = await configIn();
+    const fake = fakeSuite({ schedule: "item", items: 2, samples: 3, workers: 4 });
+    await runSuite(fake.suite, { config, env: {} });
+    for (const id of ["item0", "item1"]) {
+      const mine = fake.log.filter((entry) => entry.id === id);
+      expect(mine.map((entry) => entry.sample)).toEqual([0, 1, 2]);
+      for (let i = 1; i < mine.length; i++) {
+        expect(mine[i]!.start).toBeGreaterThanOrEqual(mine[i - 1]!.end);
+      }
+    }
+    expect(fake.maxInFlight()).toBe(2);
+  });
+
+  it("schedule sample: one item's samples run side by side, never more than workers", async () => {
+    const config = await configIn();
+    const fake = fakeSuite({ schedule: "sample", items: 1, samples: 5, workers: 3 });
+    await runSuite(fake.suite, { config, env: {} });
+    expect(fake.maxInFlight()).toBe(3);
+  });
+
+  it("exit 1 when the suite's gate says it fell short", async () => {
+    const config = await configIn();
+    const failing = fakeSuite({ items: 1 });
+    failing.suite.finish = async () => ({
+      report: { rows: 0 },
+      markdown: "",
+      passed: false,
+      closing: {},
+      warnings: [],
+    });
+    expect((await runSuite(failing.suite, { config, env: {} })).exitCode).toBe(1);
+  });
+
+  it("an interrupt: no sample starts after it, cut samples are dropped, exit 130", async () => {
+    const config = await configIn();
+    const controller = new AbortController();
+    let started = 0;
+    const fake = fakeSuite({
+      items: 4,
+      samples: 2,
+      workers: 2,
+      onStart: () => {
+        started++;
+        if (started === 3) controller.abort();
+      },
+    });
+    const run = await runSuite(fake.suite, { config, env: {}, signal: controller.signal });
+    expect(run.exitCode).toBe(130);
+    expect(started).toBe(3);
+    const [head, ...rows] = lines(run.runDir);
+    expect(rows).toHaveLength(1);
+    expect(head).toMatchObject({ manifest: { interrupted: true } });
+  });
+
+  it("--resume runs only the missing samples, and refuses changed settings", async () => {
+    const config = await configIn();
+    const controller = new AbortController();
+    const first = fakeSuite({
+      items: 3,
+      samples: 2,
+      workers: 1,
+      onStart: (id, sample) => {
+        if (id === "item1" && sample === 1) controller.abort();
+      },
+    });
+    const interrupted = await runSuite(first.suite, {
+      config,
+      env: {},
+      signal: controller.signal,
+    });
+    expect(interrupted.exitCode).toBe(130);
+    const again = fakeSuite({ items: 3, samples: 2, workers: 1 });
+    const resumed = await runSuite(again.suite, { config, env: {}, resume: interrupted.runDir });
+    expect(resumed.exitCode).toBe(0);
+    expect(again.restored.sort()).toEqual(["item0/0", "item0/1", "item1/0"]);
+    expect(again.log.map((entry) => `${entry.id}/${entry.sample}`)).toEqual([
+      "item1/1",
+      "item2/0",
+      "item2/1",
+    ]);
+    const [head, ...rows] = lines(interrupted.runDir);
+    expect(rows).toHaveLength(6);
+    expect(head).toMatchObject({ manifest: { resumes: 1, interrupted: false } });
+
+    const otherSamples = fakeSuite({ items: 3, samples: 3 });
+    await expect(
+      runSuite(otherSamples.suite, { config, env: {}, resume: interrupted.runDir }),
+    ).rejects.toThrow(
+      new InputError(`--resume ${interrupted.runDir}: samples changed. Start a new run instead.`),
+    );
+  });
+});
