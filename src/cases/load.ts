@@ -4,16 +4,8 @@ import type { z } from "zod";
 import { InputError } from "../errors.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
 import type { GraderSpec } from "../graders/types.js";
+import { issueText, type Problem, problemReport } from "./problems.js";
 import { CASE_FIELDS, type Case, caseLineSchema, FIELD_HINTS, graderHeadSchema } from "./schema.js";
-
-interface Problem {
-  line: number;
-  what: string;
-  todo: string;
-}
-
-/** Problems listed in one error; the rest are counted. */
-const MAX_LISTED = 20;
 
 /**
  * Reads and validates a JSONL case file. Every line is checked before anything runs; all
@@ -33,7 +25,7 @@ export async function loadCases(path: string): Promise<{ cases: Case[]; sha256: 
     if (parsed.case && first === undefined) cases.push(parsed.case);
   };
   const sha256 = await readLines(path, onLine, (problem) => problems.push(problem));
-  if (problems.length > 0) throw new InputError(report(path, problems));
+  if (problems.length > 0) throw new InputError(problemReport(path, problems));
   if (cases.length === 0) {
     throw new InputError(
       `${path}: no cases — write one JSON object per line (see the case format)`,
@@ -287,46 +279,4 @@ function compileGrader(
 function graderIssueText(issue: z.core.$ZodIssue, fields: unknown): string {
   if (issue.code !== "unrecognized_keys") return issueText(issue, fields);
   return `unknown field ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-}
-
-/** `messages[0].role: <zod message>`, or `missing "role" in messages[0]`. */
-function issueText(issue: z.core.$ZodIssue, root: unknown): string {
-  const path = pathLabel(issue.path);
-  const last = issue.path.at(-1);
-  if (
-    issue.code === "invalid_type" &&
-    last !== undefined &&
-    valueAt(root, issue.path) === undefined
-  ) {
-    const parent = pathLabel(issue.path.slice(0, -1));
-    return `missing field "${String(last)}"${parent ? ` in ${parent}` : ""}`;
-  }
-  return path ? `${path}: ${issue.message}` : issue.message;
-}
-
-function pathLabel(path: readonly PropertyKey[]): string {
-  return path
-    .map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`))
-    .join("");
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let value = root;
-  for (const key of path) {
-    if (typeof value !== "object" || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-function report(path: string, problems: Problem[]): string {
-  const sorted = [...problems].sort((a, b) => a.line - b.line);
-  const listed = sorted.slice(0, MAX_LISTED).map((p) => `${path}:${p.line}: ${p.what} — ${p.todo}`);
-  const more = sorted.length - listed.length;
-  const count = `${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-  return [
-    `invalid case file ${path} (${count}):`,
-    ...listed,
-    ...(more > 0 ? [`… and ${more} more`] : []),
-  ].join("\n");
 }

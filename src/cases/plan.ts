@@ -1,12 +1,11 @@
 import path from "node:path";
-import { type Config, type EvalConfig, loadConfig } from "../config/load.js";
+import { type Config, type EvalConfig, environmentOf, loadConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
 import { createCommandTarget } from "../model/command-target.js";
 import { redactUrl } from "../model/redact.js";
 import type { CaseTarget } from "../model/types.js";
-import { environmentOf } from "../run/options.js";
 import type { CaseSettings, TargetInfo } from "../run/record.js";
 import { loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
@@ -57,7 +56,8 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const casesFile = displayPath(path.resolve(cwd, options.cases));
   const loaded = await loadCases(casesFile);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
-  const apiKey = endpointKey(options, settings, request.model, judgeModel);
+  const model = request.target.kind === "model" ? request.target.model : undefined;
+  const apiKey = endpointKey(options, settings, model, judgeModel);
   const cache = createCache(settings.cacheDir);
   const chat =
     apiKey === null
@@ -92,22 +92,14 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
 }
 
 interface TargetRequest {
-  model?: string;
-  command?: string;
+  target: { kind: "model"; model: string } | { kind: "command"; command: string };
   k: number;
   temperature: number;
-  maxTokens?: number;
+  maxTokens?: number | undefined;
 }
 
 function checkRequest(options: RunCasesOptions): TargetRequest {
-  const { model, command } = options;
-  if ((model === undefined) === (command === undefined)) {
-    throw new InputError(
-      model === undefined
-        ? "no target: pass -m MODEL (a model behind the endpoint) or --target COMMAND (a program)"
-        : "-m/--model and --target are mutually exclusive: pass exactly one of them",
-    );
-  }
+  const target = targetOf(options);
   const k = options.k ?? 1;
   if (!Number.isInteger(k) || k < 1) {
     throw new InputError(`-k must be a whole number ≥ 1, got ${k}`);
@@ -120,8 +112,21 @@ function checkRequest(options: RunCasesOptions): TargetRequest {
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
     throw new InputError(`--max-tokens must be a whole number ≥ 1, got ${maxTokens}`);
   }
+  return { target, k, temperature, maxTokens };
+}
+
+function targetOf({ model, command }: RunCasesOptions): TargetRequest["target"] {
+  if (model !== undefined && command !== undefined) {
+    throw new InputError(
+      "-m/--model and --target are mutually exclusive: pass exactly one of them",
+    );
+  }
   if (model === "" || command === "") throw new InputError("the target must not be empty");
-  return { model, command, k, temperature, maxTokens };
+  if (model !== undefined) return { kind: "model", model };
+  if (command !== undefined) return { kind: "command", command };
+  throw new InputError(
+    "no target: pass -m MODEL (a model behind the endpoint) or --target COMMAND (a program)",
+  );
 }
 
 function judgeModelFor(cases: readonly Case[], settings: EvalConfig, file: string): string | null {
@@ -184,18 +189,22 @@ async function buildTarget(
   request: TargetRequest,
   parts: TargetParts,
 ): Promise<{ target: CaseTarget; info: TargetInfo }> {
-  if (request.command !== undefined) {
+  if (request.target.kind === "command") {
+    const { command } = request.target;
     const target = createCommandTarget({
-      command: request.command,
+      command,
       cwd: parts.cwd,
+      env: environmentOf(parts.options),
       timeoutMs: parts.settings.timeoutSeconds * 1000,
       cache: parts.options.cache === true ? parts.cache : null,
     });
-    return { target, info: { kind: "command", command: request.command } };
+    return { target, info: { kind: "command", command } };
   }
-  const model = request.model as string;
+  const { model } = request.target;
+  // endpointKey() has already refused a model target without a key.
+  if (parts.chat === null) throw missingKey(parts.settings.apiBase, model, null);
   const { chatCaseTarget } = await import("../model/chat.js");
-  const target = chatCaseTarget(parts.chat as ChatTarget, {
+  const target = chatCaseTarget(parts.chat, {
     model,
     temperature: request.temperature,
     ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),

@@ -1,5 +1,4 @@
-import { type LoadConfigOptions, loadConfig } from "../config/load.js";
-import { environmentOf } from "../run/options.js";
+import { environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { type Preflight, preflight } from "./preflight.js";
 
 export interface ChecksQuery extends LoadConfigOptions {

@@ -1,7 +1,6 @@
-import type { Config } from "../config/load.js";
-import { loadConfig } from "../config/load.js";
+import { type Config, environmentOf, loadConfig } from "../config/load.js";
 import { type PythonInterpreter, resolvePython } from "../process/python.js";
-import { environmentOf, type RunOptions } from "../run/options.js";
+import type { RunOptions } from "../run/options.js";
 import { runSuite } from "../run/run-suite.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
@@ -34,7 +33,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const env = environmentOf(options);
   const warn = options.onWarning ?? (() => {});
   // Asked while the checks load (it never rejects): a version-manager shim takes ~0.1 s.
-  const interpreter = resolvePython(config.python, config.projectRoot);
+  const interpreter = resolvePython(config.python, config.projectRoot, env);
   const { checks, warnings } = await preflight(config, options, "run", env);
   for (const warning of warnings) warn(warning);
   const prepared = await Promise.all(checks.map(prepareCheck));

@@ -1,9 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { parse as parseToml, TomlError } from "smol-toml";
-import type { z } from "zod";
+import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { InputError } from "../errors.js";
+import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
   type ConfigFile,
@@ -93,6 +93,14 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The environment a command reads and hands to the processes it starts: the caller's `env`.
+ * The library's one fallback to the process's own, for callers that pass none.
+ */
+export function environmentOf(options: Pick<LoadConfigOptions, "env">): NodeJS.ProcessEnv {
+  return options.env ?? process.env;
+}
+
 /** Loads the configuration: flags > EVAL_BANANA_* > config file > defaults. */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
   const cwd = path.resolve(options.cwd ?? ".");
@@ -100,7 +108,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
   const file = configPath ? await readConfigFile(configPath) : { data: {}, warnings: [] };
   const values: SettingValues = {
     ...fileValues(file.data),
-    ...envValues(options.env ?? process.env),
+    ...envValues(environmentOf(options)),
     ...flagValues(options.flags ?? {}),
   };
   const projectRoot = configPath ? path.dirname(path.dirname(configPath)) : cwd;
@@ -197,14 +205,6 @@ function requireCustomAgentCommands(file: string, text: string, data: ConfigFile
   if (problems.length > 0) throw new InputError(problems.join("\n"));
 }
 
-function tomlErrorMessage(file: string, error: unknown): string {
-  if (error instanceof TomlError) {
-    const first = error.message.split("\n")[0];
-    return `Invalid TOML in ${file}:${error.line}:${error.column}: ${first}`;
-  }
-  return `Invalid TOML in ${file}: ${String(error)}`;
-}
-
 function stripLegacyKeys(file: string, raw: Record<string, unknown>): string[] {
   const warnings: string[] = [];
   for (const legacy of LEGACY_KEYS) {
@@ -224,66 +224,6 @@ function stripLegacyKeys(file: string, raw: Record<string, unknown>): string[] {
 
 function isTable(node: unknown): node is Record<string, unknown> {
   return typeof node === "object" && node !== null && !Array.isArray(node);
-}
-
-function describeIssue(file: string, text: string, issue: z.core.$ZodIssue): string {
-  const keys = issue.path.map(String);
-  const where = keys.length > 0 ? keyLabel(keys) : "top level";
-  if (issue.code === "unrecognized_keys") {
-    const names = issue.keys.join(", ");
-    const line = findKeyLine(text, keys, issue.keys[0] ?? "");
-    return `${file}${line}: ${where} has unknown key(s): ${names}`;
-  }
-  // A problem inside a list (`exclude_dirs.0`) is on the line of the list's key.
-  const firstIndex = keys.findIndex((key) => /^\d+$/.test(key));
-  const named = firstIndex === -1 ? keys : keys.slice(0, firstIndex);
-  const line = findKeyLine(text, named.slice(0, -1), named.at(-1) ?? "");
-  return `${file}${line}: ${where}: ${issue.message}`;
-}
-
-/** `[core] pass_threshold`, `[agents.x] command`, `[harness.env]`. */
-function keyLabel(keys: string[]): string {
-  if (keys.length === 1) return `[${keys[0]}]`;
-  if (keys[0] === "agents" && keys.length >= 2) {
-    return `[agents.${keys[1]}]${keys.length > 2 ? ` ${keys.slice(2).join(".")}` : ""}`;
-  }
-  return `[${keys[0]}] ${keys.slice(1).join(".")}`;
-}
-
-/** Best-effort `:line` of `key = ...` inside the `[table]` header (TOML parsers give no positions). */
-function findKeyLine(text: string, table: string[], key: string): string {
-  const header = table.join(".");
-  let current = "";
-  for (const [index, line] of text.split(/\r?\n/).entries()) {
-    const heading = tableHeading(line);
-    if (heading !== null) {
-      current = heading;
-      continue;
-    }
-    const keyMatch = /^\s*["']?([^"'=\s]+)["']?\s*=/.exec(line);
-    if (current === header && keyMatch?.[1] === key) return `:${index + 1}`;
-  }
-  return "";
-}
-
-/**
- * Best-effort `:line` where a table starts: its `[a.b]` header, the first header inside it
- * (`[a.b.c]`), or its `b = { ... }` line under `[a]`.
- */
-function findTableLine(text: string, table: string[]): string {
-  const header = table.join(".");
-  const index = text.split(/\r?\n/).findIndex((line) => {
-    const heading = tableHeading(line);
-    return heading === header || heading?.startsWith(`${header}.`);
-  });
-  if (index !== -1) return `:${index + 1}`;
-  return findKeyLine(text, table.slice(0, -1), table.at(-1) ?? "");
-}
-
-/** `a.b` for a `[a.b]` or `[[a.b]]` line (quotes and spaces dropped), else null. */
-function tableHeading(line: string): string | null {
-  const heading = /^\s*\[+\s*([^\]]+?)\s*\]+/.exec(line);
-  return heading ? heading[1]!.replaceAll(/["'\s]/g, "") : null;
 }
 
 function fileValues(data: ConfigFile): SettingValues {

@@ -7,6 +7,9 @@
  * strings over the whole text (one stray `"` in prose flips such a mask and hides every later
  * verdict), we try to read a JSON value at every `{`, and we decode string values that could hold
  * an escaped verdict and search them the same way.
+ *
+ * One file, though long: it is one scanner over character codes (agents print megabytes), and its
+ * state constants, memo tables and scratch pools only make sense read together.
  */
 
 export interface Verdict {

@@ -14,7 +14,8 @@ export interface CommandTargetOptions {
   timeoutMs?: number;
   /** Command targets are not cached unless the caller passes a cache. */
   cache: Cache | null;
-  env?: NodeJS.ProcessEnv;
+  /** The command's environment. */
+  env: NodeJS.ProcessEnv;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;

@@ -20,6 +20,9 @@ import { join } from "node:path";
  * the loopback call it saved; an append costs microseconds. Each process appends to a pack of its
  * own (`.open`), so lines never interleave; a killed process leaves at most a torn last line,
  * which has no newline and is skipped. A run renames its pack `.pack` when it closes the cache.
+ *
+ * One file, though long: reading, writing and merging packs must agree on the same byte layout
+ * and the same rules for torn lines, and each alone would hide half of that contract.
  */
 
 /** Where one entry's JSON lies in a pack; fd stays open, so a pack removed by another run still reads. */

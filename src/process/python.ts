@@ -33,12 +33,14 @@ export interface PythonInterpreter {
 export async function resolvePython(
   configured: string | null,
   cwd: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<PythonInterpreter> {
   const command = configured ?? "python3";
   const result = await runProcess({
     command,
     args: ["-c", "import sys; print(sys.executable)"],
     cwd,
+    env,
     timeoutMs: 30_000,
   });
   const executable = result.stdout.trim();

@@ -7,7 +7,8 @@ export interface ProcessSpec {
   command: string;
   args: readonly string[];
   cwd: string;
-  env?: NodeJS.ProcessEnv;
+  /** The child's whole environment (the caller decides what it inherits). */
+  env: NodeJS.ProcessEnv;
   timeoutMs?: number;
   /** Written to the child's stdin, then closed; undefined = stdin closed from the start. */
   stdin?: string;
@@ -53,7 +54,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     try {
       child = spawn(spec.command, spec.args, {
         cwd: spec.cwd,
-        env: spec.env ?? process.env,
+        env: spec.env,
         detached: true,
         stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       });

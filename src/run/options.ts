@@ -19,11 +19,3 @@ export interface RunOptions<K extends RunKind> extends LoadConfigOptions {
   /** The command line, for the run manifest (secrets are scrubbed from it). */
   argv?: readonly string[] | undefined;
 }
-
-/**
- * The environment the run reads and hands to the processes it starts: the caller's `env`. The
- * library's one fallback to the process's own, for callers that pass none.
- */
-export function environmentOf(options: Pick<LoadConfigOptions, "env">): NodeJS.ProcessEnv {
-  return options.env ?? process.env;
-}

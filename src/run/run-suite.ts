@@ -1,10 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Config } from "../config/load.js";
+import { type Config, environmentOf } from "../config/load.js";
 import { EXIT } from "../errors.js";
 import { readRows } from "../report/read-rows.js";
 import { RowTally } from "../report/row-tally.js";
-import { environmentOf, type RunOptions } from "./options.js";
+import type { RunOptions } from "./options.js";
 import { runPool } from "./pool.js";
 import { gitCommit, isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
 import type { Manifest, RowOf, RunKind, StoredRow } from "./record.js";

@@ -186,6 +186,7 @@ describe("runCaseSample aborted", () => {
       cwd: fixtures,
       timeoutMs: 30_000,
       cache: null,
+      env: process.env,
     });
     let started = false;
     setTimeout(() => {
@@ -262,7 +263,13 @@ describe("judge graders through the chat target", () => {
 describe("command targets in runCaseSample", () => {
   const node = JSON.stringify(process.execPath);
   const command = (script: string, timeoutMs = 5000) =>
-    createCommandTarget({ command: `${node} ${script}`, cwd: fixtures, timeoutMs, cache: null });
+    createCommandTarget({
+      command: `${node} ${script}`,
+      cwd: fixtures,
+      timeoutMs,
+      cache: null,
+      env: process.env,
+    });
 
   it("grades the command's stdout", async () => {
     const c = await oneCase({ ...greet, graders: [{ type: "contains", all: ["sample 1"] }] });

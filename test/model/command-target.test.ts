@@ -50,6 +50,7 @@ describe("createCommandTarget", () => {
       cwd: fixtures,
       timeoutMs: 5000,
       cache: null,
+      env: process.env,
     });
     const result = await target.complete(input, 2);
     expect(result.text).toBe(`echo: ping 'quoted' "double" (case c1, stratum typical, sample 2)`);
@@ -63,6 +64,7 @@ describe("createCommandTarget", () => {
       cwd: fixtures,
       timeoutMs: 5000,
       cache: null,
+      env: process.env,
     });
     await expect(target.complete(input, 0)).rejects.toThrow(
       /exited with code 3: fatal: model file not found$/,
@@ -75,6 +77,7 @@ describe("createCommandTarget", () => {
       cwd: fixtures,
       timeoutMs: 300,
       cache: null,
+      env: process.env,
     });
     await expect(target.complete(input, 0)).rejects.toThrow(/timed out after 0\.3s$/);
   });
@@ -84,13 +87,14 @@ describe("createCommandTarget", () => {
       command: "./no-such-program-here",
       cwd: fixtures,
       cache: null,
+      env: process.env,
     });
     await expect(target.complete(input, 0)).rejects.toThrow(/could not start: .*ENOENT/);
   });
 
   it("is cached per sample when given a cache", async () => {
     const cache = createCache(join(dir, "cache"));
-    const options = { command: `${node} echo-target.mjs`, cwd: fixtures, cache };
+    const options = { command: `${node} echo-target.mjs`, cwd: fixtures, cache, env: process.env };
     const first = await createCommandTarget(options).complete(input, 0);
     const again = await createCommandTarget(options).complete(input, 0);
     const other = await createCommandTarget(options).complete(input, 1);
@@ -140,6 +144,7 @@ setInterval(() => {}, 1000);
       cwd: dir,
       timeoutMs: 30_000,
       cache: null,
+      env: process.env,
     });
     const controller = new AbortController();
     const call = target.complete(input, 0, controller.signal);
@@ -167,6 +172,7 @@ setInterval(() => {}, 1000);
       command: `${node} ${JSON.stringify(script)} ${JSON.stringify(marker)}`,
       cwd: dir,
       cache: null,
+      env: process.env,
     });
     await expect(target.complete(input, 0, AbortSignal.abort())).rejects.toThrow(
       /was interrupted$/,

@@ -16,7 +16,13 @@ afterEach(() => {
 });
 
 function nodeScript(code: string, extra: Partial<Parameters<typeof runProcess>[0]> = {}) {
-  return runProcess({ command: node, args: ["-e", code], cwd: os.tmpdir(), ...extra });
+  return runProcess({
+    command: node,
+    args: ["-e", code],
+    cwd: os.tmpdir(),
+    env: process.env,
+    ...extra,
+  });
 }
 
 describe("runProcess", () => {
@@ -79,7 +85,12 @@ describe("runProcess", () => {
   }, 15_000);
 
   it("reports a program that cannot start as a spawn error, not a throw", async () => {
-    const result = await runProcess({ command: "/no/such/program", args: [], cwd: os.tmpdir() });
+    const result = await runProcess({
+      command: "/no/such/program",
+      args: [],
+      cwd: os.tmpdir(),
+      env: {},
+    });
     expect(result.exitCode).toBeNull();
     expect(result.spawnError).toContain("ENOENT");
   });
