@@ -1,7 +1,7 @@
 import { EXIT } from "../errors.js";
 import { compareRuns } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
-import type { IntervalMethod } from "../stats/interval.js";
+import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
 
 export interface CompareFlags {

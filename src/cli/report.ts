@@ -3,7 +3,7 @@ import { EXIT } from "../errors.js";
 import { readRun } from "../report/read-rows.js";
 import { summarize } from "../report/run-summary.js";
 import { summaryText } from "../report/summary-text.js";
-import type { IntervalMethod } from "../stats/interval.js";
+import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
 
 export interface ReportFlags {

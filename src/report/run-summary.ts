@@ -1,10 +1,6 @@
 import type { Pricing } from "../config/schema.js";
-import {
-  DEFAULT_INTERVAL_METHOD,
-  type Interval,
-  type IntervalMethod,
-  passRateInterval,
-} from "../stats/interval.js";
+import { DEFAULT_INTERVAL_METHOD, passRateInterval } from "../stats/interval.js";
+import type { Interval, IntervalMethod } from "../stats/types.js";
 import type { ItemTally, RowTally, TokenCount } from "./row-tally.js";
 
 export interface SummaryOptions {

@@ -8,8 +8,8 @@
  */
 
 import { multinomial } from "./distributions.js";
-import type { Interval } from "./interval.js";
 import { createRng } from "./rng.js";
+import type { Interval } from "./types.js";
 
 export interface BootstrapOptions {
   /** Number of resamples; 10,000 as in the article. */

@@ -17,13 +17,12 @@ import { normalQuantile, twoSidedZ } from "./distributions.js";
 import {
   DEFAULT_INTERVAL_METHOD,
   effectiveTrials,
-  type Interval,
-  type IntervalMethod,
   type ItemAgg,
   itemScore,
   mean,
   scoreBounds,
 } from "./interval.js";
+import type { Interval, IntervalMethod } from "./types.js";
 
 export type Verdict = "pass" | "regression" | "inconclusive";
 

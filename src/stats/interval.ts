@@ -9,6 +9,7 @@
 
 import { bootstrapMeanInterval } from "./bootstrap.js";
 import { twoSidedZ } from "./distributions.js";
+import type { Interval, IntervalMethod } from "./types.js";
 
 /** Per-item aggregate of a run: `sum` of the sample scores (each 0 or 1) over `n` samples. */
 export interface ItemAgg {
@@ -19,28 +20,11 @@ export interface ItemAgg {
 }
 
 /**
- * `wilson-cc`: continuity-corrected Wilson score interval on the effective number of trials
- * (design effect, see effectiveTrials). `bootstrap`: the article's 95% percentile bootstrap over
- * item scores, kept as the reference method; it undercovers for small n or rates near 0 or 1
- * (20 of 20 passing gives [1, 1]).
- */
-export type IntervalMethod = "wilson-cc" | "bootstrap";
-
-/**
  * Chosen by measurement (bench/coverage, 2000 runs per cell): the only method tried that covers
  * the true rate in at least 93% of runs in every cell. Worst cells: wilson-cc 94.3%, the same
  * without continuity correction 89.9%, bootstrap 8.6%, Wilson over all samples 76.5%.
  */
 export const DEFAULT_INTERVAL_METHOD: IntervalMethod = "wilson-cc";
-
-/** An interval of a pass rate or of a paired delta. Bounds are NaN when there are no items. */
-export interface Interval {
-  estimate: number;
-  low: number;
-  high: number;
-  level: number;
-  method: IntervalMethod;
-}
 
 export interface IntervalOptions {
   level?: number;
