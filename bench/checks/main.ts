@@ -4,6 +4,8 @@
  * several runs. Two limits are measured: a bare Node program spawning them (what any Node tool
  * pays: Node's spawn blocks ~4 ms per child here) and `xargs -P` (a C program, the floor).
  * Target: eb ≤ 1.25 × the Node limit; the xargs ratio is printed beside it.
+ * EB_BENCH_BASELINE_CLI=/path/to/other/eb.js also runs another build in the same rounds, so a
+ * change is measured side by side with what it replaces.
  *
  * Run: bench/run.sh checks [--checks 200] [--runs 5] [--parallel 4]
  */
@@ -25,6 +27,7 @@ const checks = Number(values.checks);
 const runs = Number(values.runs);
 const parallel = Number(values.parallel);
 const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
+const baselineCli = process.env.EB_BENCH_BASELINE_CLI;
 
 /** Half inline scripts, half script_path files, each reading its context.json like real checks. */
 function makeProject(): { root: string; jobs: string[][] } {
@@ -81,7 +84,20 @@ const lane = async () => {
 Promise.all(Array.from({ length: Number(parallel) }, lane));
 `;
 
+/** `eb run` of a build on the bench project, whole process. */
+function ebRun(build: string): number {
+  return timeIt(() => {
+    const eb = spawnSync(
+      process.execPath,
+      [build, "run", "--cwd", root, "--max-parallel-checks", String(parallel)],
+      { stdio: ["ignore", "ignore", "inherit"] },
+    );
+    if (eb.status !== 0) throw new Error(`eb run (${build}) failed: ${eb.status}`);
+  });
+}
+
 const ebTimes: number[] = [];
+const baselineTimes: number[] = [];
 const limitTimes: number[] = [];
 const nodeTimes: number[] = [];
 for (let run = 0; run < runs; run++) {
@@ -106,16 +122,8 @@ for (let run = 0; run < runs; run++) {
       if (bare.status !== 0) throw new Error(`bare spawn failed: ${bare.status}`);
     }),
   );
-  ebTimes.push(
-    timeIt(() => {
-      const eb = spawnSync(
-        process.execPath,
-        [cli, "run", "--cwd", root, "--max-parallel-checks", String(parallel)],
-        { stdio: ["ignore", "ignore", "inherit"] },
-      );
-      if (eb.status !== 0) throw new Error(`eb run failed: ${eb.status}`);
-    }),
-  );
+  ebTimes.push(ebRun(cli));
+  if (baselineCli) baselineTimes.push(ebRun(baselineCli));
 }
 rmSync(root, { recursive: true, force: true });
 
@@ -130,3 +138,8 @@ console.log(`floor, bare xargs -P${parallel}:   median ${fmt(limit)}  ${all(limi
 console.log(`eb run (whole process):   median ${fmt(eb)}  ${all(ebTimes)}`);
 console.log(`ratio eb / Node limit: ${(eb / nodeLimit).toFixed(3)} (target ≤ 1.25)`);
 console.log(`ratio eb / xargs floor: ${(eb / limit).toFixed(3)}`);
+if (baselineCli) {
+  const baseline = median(baselineTimes);
+  console.log(`baseline build ${baselineCli}: median ${fmt(baseline)}  ${all(baselineTimes)}`);
+  console.log(`ratio eb / baseline build: ${(eb / baseline).toFixed(3)}`);
+}
