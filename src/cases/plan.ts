@@ -1,11 +1,12 @@
 import path from "node:path";
-import { type Config, type EvalConfig, environmentOf, loadConfig } from "../config/load.js";
+import { type Config, type EvalConfig, environmentOf } from "../config/load.js";
 import { InputError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
 import { createCommandTarget } from "../model/command-target.js";
 import { redactUrl } from "../model/redact.js";
 import type { CaseTarget } from "../model/types.js";
+import { configOf } from "../run/options.js";
 import type { CaseSettings, TargetInfo } from "../run/record.js";
 import { loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
@@ -50,7 +51,7 @@ export function caseSettings(plan: Plan): CaseSettings {
 /** Validates everything and builds the targets; throws InputError, makes no call. */
 export async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
   const request = checkRequest(options);
-  const config = options.config ?? (await loadConfig(options));
+  const config = await configOf(options);
   const settings = config.eval;
   const cwd = path.resolve(options.cwd ?? ".");
   const casesFile = displayPath(path.resolve(cwd, options.cases));

@@ -11,8 +11,6 @@ export interface CaseRun {
   runDir: string;
   /** 0 passed, 1 fell short (errors or threshold), 130 interrupted. */
   exitCode: number;
-  /** Worth telling the user, but not a reason to fail (e.g. cache writes that failed). */
-  warnings: string[];
 }
 
 /**

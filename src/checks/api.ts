@@ -12,7 +12,8 @@ export interface ChecksQuery extends LoadConfigOptions {
  */
 export async function listChecks(query: ChecksQuery = {}): Promise<Preflight> {
   const config = await loadConfig(query);
-  return preflight(config, query, "list", environmentOf(query));
+  const found = await preflight(config, query, "list", environmentOf(query));
+  return { ...found, warnings: [...config.warnings, ...found.warnings] };
 }
 
 /**
@@ -21,5 +22,11 @@ export async function listChecks(query: ChecksQuery = {}): Promise<Preflight> {
  */
 export async function validateChecks(query: ChecksQuery = {}): Promise<Preflight> {
   const config = await loadConfig(query);
-  return preflight(config, { checkDir: query.checkDir }, "validate", environmentOf(query));
+  const found = await preflight(
+    config,
+    { checkDir: query.checkDir },
+    "validate",
+    environmentOf(query),
+  );
+  return { ...found, warnings: [...config.warnings, ...found.warnings] };
 }

@@ -16,7 +16,7 @@ export interface Selection {
 
 export interface Preflight {
   checks: Check[];
-  /** Worth telling the user, not a reason to stop (legacy config keys, deprecated fields). */
+  /** Worth telling the user, not a reason to stop (a deprecated field, an agent not installed). */
   warnings: string[];
 }
 
@@ -34,7 +34,9 @@ export async function preflight(
   const checks = await loadChecks({
     projectRoot: config.projectRoot,
     excludeDirs: config.excludeDirs,
-    ...selection,
+    checkDir: selection.checkDir,
+    checkId: selection.checkId,
+    tags: selection.tags,
   });
   if (purpose === "run" && checks.length === 0) {
     throw new InputError(
@@ -42,7 +44,7 @@ export async function preflight(
         "Checks are *.yaml files inside eval_checks/ folders; see `eb list`.",
     );
   }
-  const warnings = [...config.warnings, ...checks.flatMap((check) => check.warnings)];
+  const warnings = checks.flatMap((check) => check.warnings);
   if (purpose === "list") return { checks, warnings };
   const found = await preflightChecks(checks, { config, env, purpose });
   if (found.errors.length > 0) throw new InputError(found.errors.join("\n"));

@@ -1,6 +1,6 @@
-import { type Config, environmentOf, loadConfig } from "../config/load.js";
+import { type Config, environmentOf } from "../config/load.js";
 import { type PythonInterpreter, resolvePython } from "../process/python.js";
-import type { RunOptions } from "../run/options.js";
+import { configOf, type RunOptions } from "../run/options.js";
 import { runSuite } from "../run/run-suite.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
@@ -29,9 +29,9 @@ export interface CheckRun {
  * check runs; a failing, hanging or crashing check becomes an `error` result instead.
  */
 export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRun> {
-  const config = options.config ?? (await loadConfig(options));
-  const env = environmentOf(options);
   const warn = options.onWarning ?? (() => {});
+  const config = await configOf(options);
+  const env = environmentOf(options);
   // Asked while the checks load (it never rejects): a version-manager shim takes ~0.1 s.
   const interpreter = resolvePython(config.python, config.projectRoot, env);
   const { checks, warnings } = await preflight(config, options, "run", env);

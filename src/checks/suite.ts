@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Config } from "../config/load.js";
+import { InputError } from "../errors.js";
 import type { PythonInterpreter } from "../process/python.js";
 import { summarize } from "../report/run-summary.js";
 import { isoUtc } from "../run/provenance.js";
@@ -16,6 +17,8 @@ import { readSampleResult } from "./stored-result.js";
 export interface CheckItem {
   id: string;
   prepared: PreparedCheck;
+  /** Each finished sample's result, by sample index. */
+  results: CheckResult[];
 }
 
 export interface CheckSuiteOptions {
@@ -38,16 +41,15 @@ export function checkSuite(
   options: CheckSuiteOptions,
 ): Suite<"checks", CheckItem, CheckReport> {
   const { samples } = options;
-  const results = new Map<string, CheckResult[]>(prepared.map((p) => [p.check.id, []]));
+  const items: CheckItem[] = prepared.map((p) => ({ id: p.check.id, prepared: p, results: [] }));
+  const byId = new Map(items.map((item) => [item.id, item]));
   let scratchRoot: string | null = null;
   const checksDir = (runDir: string) => path.join(runDir, "checks");
-  const keep = (result: CheckResult, sample: number) => {
-    results.get(result.check_id)![sample] = result;
-  };
+
   return {
     kind: "checks",
     projectRoot: config.projectRoot,
-    items: prepared.map((p) => ({ id: p.check.id, prepared: p })),
+    items,
     samples,
     workers: config.maxParallelChecks,
     schedule: "sample",
@@ -61,11 +63,21 @@ export function checkSuite(
     },
     restore: async (row, runDir) => {
       const sample = row.sample ?? 0;
-      const stem = sampleStem(safeStem(row.id), sample, samples);
-      keep(await readSampleResult(path.join(checksDir(runDir), `${stem}.json`)), sample);
+      const file = path.join(
+        checksDir(runDir),
+        `${sampleStem(safeStem(row.id), sample, samples)}.json`,
+      );
+      const result = await readSampleResult(file);
+      const item = byId.get(row.id);
+      if (!item || result.check_id !== row.id || !(sample >= 0 && sample < samples)) {
+        throw new InputError(
+          `--resume: rows.jsonl lists sample ${sample} of check '${row.id}', which this run does not have (${file}). Start a new run instead.`,
+        );
+      }
+      item.results[sample] = result;
     },
-    runSample: async ({ prepared: item }, sample, { runDir, signal, index }) => {
-      const stem = sampleStem(safeStem(item.check.id), sample, samples);
+    runSample: async (item, sample, { runDir, signal, index }) => {
+      const stem = sampleStem(safeStem(item.id), sample, samples);
       const context: ExecContext = {
         config,
         checksDir: checksDir(runDir),
@@ -76,13 +88,13 @@ export function checkSuite(
         env: options.env,
         warn: options.warn,
       };
-      const result = await runCheckSample(item, context);
+      const result = await runCheckSample(item.prepared, context);
       if (!result) return null;
       await writeJson(path.join(context.checksDir, `${stem}.json`), result);
-      keep(result, sample);
+      item.results[sample] = result;
       return rowOf(result, sample);
     },
-    finish: (context) => finish(config, results, samples, context),
+    finish: (context) => finish(config, items, samples, context),
     close: async () => {
       if (scratchRoot !== null) await rm(scratchRoot, { recursive: true, force: true });
     },
@@ -91,12 +103,12 @@ export function checkSuite(
 
 async function finish(
   config: Config,
-  bySample: ReadonlyMap<string, CheckResult[]>,
+  items: readonly CheckItem[],
   samples: number,
   context: FinishContext,
 ): Promise<Finished<CheckReport>> {
   const results: CheckResult[] = [];
-  for (const [id, list] of bySample) {
+  for (const { id, results: list } of items) {
     const finished = list.filter((result) => result !== undefined);
     if (finished.length === 0) continue;
     if (samples === 1) {

@@ -51,10 +51,13 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
       onSample: (_row, where) => progress.update(where),
+      onWarning: (message) => {
+        progress.done();
+        printWarning(message);
+      },
       argv: process.argv.slice(2),
     });
     progress.done();
-    for (const warning of run.warnings) printWarning(warning);
     process.stdout.write(caseReportConsole(run.report));
     debug(`run folder: ${run.runDir}`);
     if (run.exitCode === EXIT.interrupted) exitSoon();

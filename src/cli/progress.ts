@@ -77,9 +77,11 @@ function plainProgress(stream: NodeJS.WriteStream): ProgressSink {
 export function progressLine(p: Readonly<RunProgress>, now: number): string {
   const seconds = Math.max((now - p.startedAt) / 1000, 1e-3);
   const pass = p.samplesDone === 0 ? "–" : `${((p.passed / p.samplesDone) * 100).toFixed(1)}%`;
-  const calls = (p.samplesDone - p.cached) / seconds;
+  // Rates are this attempt's: a resumed run's earlier rows took no time now.
+  const sampled = p.samplesDone - p.earlierSamples;
+  const calls = (sampled - (p.cached - p.earlierCached)) / seconds;
   const left = p.samplesTotal - p.samplesDone;
-  const eta = p.samplesDone === 0 ? "–" : clock((seconds / p.samplesDone) * left);
+  const eta = sampled === 0 ? "–" : clock((seconds / sampled) * left);
   return [
     `eval ${p.itemsDone}/${p.itemsTotal} cases`,
     `pass ${pass}`,

@@ -46,7 +46,10 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
       onSample: progress,
-      onWarning: printWarning,
+      onWarning: (message) => {
+        if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
+        printWarning(message);
+      },
       argv: process.argv.slice(2),
     });
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");

@@ -1,4 +1,4 @@
-import type { Config, LoadConfigOptions } from "../config/load.js";
+import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import type { RowOf, RunKind } from "./record.js";
 import type { RunProgress } from "./suite.js";
 
@@ -18,4 +18,17 @@ export interface RunOptions<K extends RunKind> extends LoadConfigOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** The command line, for the run manifest (secrets are scrubbed from it). */
   argv?: readonly string[] | undefined;
+}
+
+/**
+ * The run's configuration: the one given, or loaded from the options, its warnings (legacy keys)
+ * passed to `onWarning` (a caller that loaded it has seen them).
+ */
+export async function configOf(
+  options: LoadConfigOptions & Pick<RunOptions<RunKind>, "config" | "onWarning">,
+): Promise<Config> {
+  if (options.config) return options.config;
+  const config = await loadConfig(options);
+  for (const warning of config.warnings) options.onWarning?.(warning);
+  return config;
 }

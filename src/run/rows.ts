@@ -14,7 +14,8 @@ export class RowWriter<M extends object> {
 
   private constructor(
     readonly path: string,
-    private manifest: M,
+    /** The manifest as it is on disk, rewritten with the closing fields added. */
+    private manifest: object,
     private readonly fd: number,
     private readonly manifestLength: number,
     /** Where the next row goes: positions are explicit, so a reopened file appends too. */
@@ -30,23 +31,24 @@ export class RowWriter<M extends object> {
   }
 
   /**
-   * Reopens a run's rows file to append to it (`--resume`). A last line cut short by a crash is
-   * dropped, so every line stays valid JSON. `readManifest` validates the first line's manifest.
+   * Reopens a run's rows file to append to it (`--resume`). `accept` gets the first line's
+   * manifest (null when there is none) and throws to refuse the file: then nothing is written.
+   * Otherwise a last line cut short by a crash is dropped, so every line stays valid JSON, and
+   * the manifest is rewritten at the end as it was, plus the closing fields.
    */
   static reopen<M extends object>(
     path: string,
-    readManifest: (value: unknown) => M,
+    accept: (manifest: object | null) => M,
   ): { writer: RowWriter<M>; manifest: M } {
     const bytes = readFileSync(path);
     const firstBreak = bytes.indexOf(0x0a);
-    const line: unknown = JSON.parse(bytes.subarray(0, firstBreak).toString("utf8"));
-    const manifest = readManifest(
-      typeof line === "object" && line !== null && "manifest" in line ? line.manifest : undefined,
-    );
+    const original = firstBreak === -1 ? null : manifestOf(bytes.subarray(0, firstBreak));
+    const manifest = accept(original);
     const end = bytes.lastIndexOf(0x0a) + 1;
     const fd = openSync(path, "r+");
     ftruncateSync(fd, end);
-    return { writer: new RowWriter(path, manifest, fd, firstBreak + 1, end), manifest };
+    const writer = new RowWriter<M>(path, original ?? manifest, fd, firstBreak + 1, end);
+    return { writer, manifest };
   }
 
   /**
@@ -82,6 +84,15 @@ export class RowWriter<M extends object> {
     }
   }
 
+  /** Closes the file as a crash would leave it: rows written, the manifest line untouched. */
+  abandon(): void {
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
   /** Adds fields to the manifest; returns false (and keeps the old line) if they do not fit. */
   close(extra: Partial<M>): boolean {
     try {
@@ -94,5 +105,17 @@ export class RowWriter<M extends object> {
     } finally {
       closeSync(this.fd);
     }
+  }
+}
+
+/** The `manifest` object of a first line, or null when the line is not one. */
+function manifestOf(line: Uint8Array): object | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(line).toString("utf8"));
+    if (typeof parsed !== "object" || parsed === null || !("manifest" in parsed)) return null;
+    const { manifest } = parsed;
+    return typeof manifest === "object" && manifest !== null ? manifest : null;
+  } catch {
+    return null;
   }
 }

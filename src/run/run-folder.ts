@@ -65,24 +65,21 @@ export function reopenRunFolder<K extends RunKind>(
   runDir: string,
   kind: K,
   now: SettingsOf<K> & { definitions: Record<string, string> },
-): { rows: RowWriter<Manifest>; manifest: Resumed } {
+): { writer: RowWriter<Manifest>; manifest: Resumed } {
   const file = path.join(runDir, ROWS_FILE);
   if (!existsSync(file)) {
     throw new InputError(`--resume ${runDir}: not a run folder (no ${ROWS_FILE})`);
   }
   const refuse = (why: string) =>
     new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
-  const { writer, manifest } = RowWriter.reopen(file, (value) => {
-    const parsed = parseManifest(value);
-    if (parsed === null) throw refuse("its manifest is not one eb wrote");
-    return parsed;
+  // Refused before the file is opened for writing, so a refused resume changes nothing.
+  return RowWriter.reopen<Manifest>(file, (original) => {
+    const manifest = parseManifest(original);
+    if (manifest === null) throw refuse("its manifest is not one eb wrote");
+    const why = mismatch(manifest, kind, now);
+    if (why !== null) throw refuse(why);
+    return manifest;
   });
-  const why = mismatch(manifest, kind, now);
-  if (why !== null) {
-    writer.close({});
-    throw refuse(why);
-  }
-  return { rows: writer, manifest };
 }
 
 function mismatch<K extends RunKind>(

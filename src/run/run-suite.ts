@@ -21,7 +21,6 @@ export interface SuiteRun<R> {
   runDir: string;
   /** 0 passed, 1 fell short, 130 interrupted. */
   exitCode: number;
-  warnings: string[];
 }
 
 interface OpenRun {
@@ -38,7 +37,9 @@ interface OpenRun {
  * The one run lifecycle of every kind: opens (or resumes) the run folder, writes the manifest,
  * runs the missing samples with at most `suite.workers` in flight, appends each row as it
  * finishes, and on the end or an interrupt writes report.json and report.md and closes the
- * manifest. The exit code follows the gate the suite reports.
+ * manifest. The exit code follows the gate the suite reports. Should anything throw, no sample
+ * is left running and the rows file is closed as a crash would leave it (the manifest's
+ * `ended_at` stays null).
  */
 export async function runSuite<K extends RunKind, I extends SuiteItem, R>(
   suite: Suite<K, I, R>,
@@ -49,6 +50,20 @@ export async function runSuite<K extends RunKind, I extends SuiteItem, R>(
     options.resume === undefined
       ? await start(suite, options)
       : await resume(suite, options.resume);
+  try {
+    return await complete(suite, run, signal, options);
+  } catch (error) {
+    run.rows.abandon();
+    throw error;
+  }
+}
+
+async function complete<K extends RunKind, I extends SuiteItem, R>(
+  suite: Suite<K, I, R>,
+  run: OpenRun,
+  signal: AbortSignal,
+  options: RunSuiteOptions<K>,
+): Promise<SuiteRun<R>> {
   const tally = new RowTally();
   try {
     await suite.open(run.runDir);
@@ -70,6 +85,7 @@ export async function runSuite<K extends RunKind, I extends SuiteItem, R>(
     interrupted,
     tally,
   });
+  for (const warning of finished.warnings) options.onWarning?.(warning);
   // Every row on disk before a report counts it: a write that failed stops the run here.
   run.rows.flush();
   await writeFile(
@@ -77,14 +93,19 @@ export async function runSuite<K extends RunKind, I extends SuiteItem, R>(
     `${JSON.stringify(finished.report, null, 2)}\n`,
   );
   await writeFile(path.join(run.runDir, "report.md"), finished.markdown);
-  run.rows.close({
+  const closed = run.rows.close({
     ended_at: isoUtc(completedAt),
     interrupted,
     ...finished.closing,
     ...(run.resumes > 0 ? { resumes: run.resumes } : {}),
   });
+  if (!closed) {
+    options.onWarning?.(
+      `${run.rows.path}: the closing manifest fields did not fit on its first line; report.json has them`,
+    );
+  }
   const exitCode = interrupted ? EXIT.interrupted : finished.passed ? EXIT.passed : EXIT.fellShort;
-  return { report: finished.report, runDir: run.runDir, exitCode, warnings: finished.warnings };
+  return { report: finished.report, runDir: run.runDir, exitCode };
 }
 
 async function start<K extends RunKind, I extends SuiteItem, R>(
@@ -124,7 +145,7 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
   suite: Suite<K, I, R>,
   runDir: string,
 ): Promise<OpenRun> {
-  const { rows, manifest } = reopenRunFolder(runDir, suite.kind, {
+  const { writer: rows, manifest } = reopenRunFolder(runDir, suite.kind, {
     ...suite.settings,
     definitions: suite.definitions,
   });
@@ -138,7 +159,11 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
   };
 }
 
-/** The samples still to run, one lane per item or per sample as the suite schedules them. */
+/**
+ * The samples still to run, one lane per item or per sample as the suite schedules them. The
+ * first sample that throws stops every lane from launching another; the error is rethrown once
+ * all of them have settled, so nothing still runs when runSuite gives up.
+ */
 async function runMissing<K extends RunKind, I extends SuiteItem, R>(
   suite: Suite<K, I, R>,
   run: OpenRun,
@@ -146,26 +171,13 @@ async function runMissing<K extends RunKind, I extends SuiteItem, R>(
   signal: AbortSignal,
   options: RunSuiteOptions<K>,
 ): Promise<void> {
-  const done = new Set(run.earlier.map((row) => sampleKey(row.id, row.sample ?? 0)));
-  const remaining = new Map<string, number>();
-  const lanes: { item: I; samples: number[] }[] = [];
-  for (const item of suite.items) {
-    const samples = range(suite.samples).filter((s) => !done.has(sampleKey(item.id, s)));
-    remaining.set(item.id, samples.length);
-    if (samples.length === 0) continue;
-    if (suite.schedule === "item") lanes.push({ item, samples });
-    else for (const sample of samples) lanes.push({ item, samples: [sample] });
-  }
-  const progress: RunProgress = {
-    itemsDone: [...remaining.values()].filter((left) => left === 0).length,
-    itemsTotal: suite.items.length,
-    samplesDone: run.earlier.length,
-    samplesTotal: suite.items.length * suite.samples,
-    passed: 0,
-    errors: 0,
-    cached: 0,
-    startedAt: performance.now(),
-  };
+  const { lanes, remaining } = plan(suite, run.earlier);
+  const progress = progressOf(suite, run.earlier, remaining);
+  const stop = new AbortController();
+  const forward = () => stop.abort();
+  signal.addEventListener("abort", forward, { once: true });
+  if (signal.aborted) stop.abort();
+  const failures: unknown[] = [];
   let index = 0;
   const record = (item: I, row: RowOf<K>) => {
     run.rows.append(row);
@@ -179,22 +191,72 @@ async function runMissing<K extends RunKind, I extends SuiteItem, R>(
     if (left === 0) progress.itemsDone++;
     options.onSample?.(row, progress);
   };
-  await runPool(
-    lanes,
-    suite.workers,
-    async ({ item, samples }) => {
-      for (const sample of samples) {
-        if (signal.aborted) return;
-        const row = await suite.runSample(item, sample, {
-          runDir: run.runDir,
-          signal,
-          index: index++,
-        });
-        if (row !== null) record(item, row);
-      }
-    },
-    signal,
-  );
+  const lane = async ({ item, samples }: Lane<I>) => {
+    for (const sample of samples) {
+      if (stop.signal.aborted) return;
+      const context = { runDir: run.runDir, signal: stop.signal, index: index++ };
+      const row = await suite.runSample(item, sample, context);
+      if (row !== null) record(item, row);
+    }
+  };
+  try {
+    await runPool(
+      lanes,
+      suite.workers,
+      (work) =>
+        lane(work).catch((error: unknown) => {
+          failures.push(error);
+          stop.abort();
+        }),
+      stop.signal,
+    );
+  } finally {
+    signal.removeEventListener("abort", forward);
+  }
+  if (failures.length > 0) throw failures[0];
+}
+
+interface Lane<I> {
+  item: I;
+  samples: number[];
+}
+
+function plan<K extends RunKind, I extends SuiteItem, R>(
+  suite: Suite<K, I, R>,
+  earlier: readonly StoredRow[],
+): { lanes: Lane<I>[]; remaining: Map<string, number> } {
+  const done = new Set(earlier.map((row) => sampleKey(row.id, row.sample ?? 0)));
+  const remaining = new Map<string, number>();
+  const lanes: Lane<I>[] = [];
+  for (const item of suite.items) {
+    const samples = range(suite.samples).filter((s) => !done.has(sampleKey(item.id, s)));
+    remaining.set(item.id, samples.length);
+    if (samples.length === 0) continue;
+    if (suite.schedule === "item") lanes.push({ item, samples });
+    else for (const sample of samples) lanes.push({ item, samples: [sample] });
+  }
+  return { lanes, remaining };
+}
+
+/** Where the run stands before this attempt's first sample: the earlier attempts' rows count. */
+function progressOf<K extends RunKind, I extends SuiteItem, R>(
+  suite: Suite<K, I, R>,
+  earlier: readonly StoredRow[],
+  remaining: ReadonlyMap<string, number>,
+): RunProgress {
+  const cached = earlier.filter((row) => row.cached === true).length;
+  return {
+    itemsDone: [...remaining.values()].filter((left) => left === 0).length,
+    itemsTotal: suite.items.length,
+    samplesDone: earlier.length,
+    samplesTotal: suite.items.length * suite.samples,
+    passed: earlier.reduce((sum, row) => sum + row.score, 0),
+    errors: earlier.filter((row) => row.status === "error").length,
+    cached,
+    earlierSamples: earlier.length,
+    earlierCached: cached,
+    startedAt: performance.now(),
+  };
 }
 
 function sampleKey(id: string, sample: number): string {

@@ -73,7 +73,7 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   close(): Promise<void>;
 }
 
-/** Where a run stands, after each sample. */
+/** Where a run stands, after each sample; the counts include earlier attempts' rows. */
 export interface RunProgress {
   itemsDone: number;
   itemsTotal: number;
@@ -82,6 +82,9 @@ export interface RunProgress {
   passed: number;
   errors: number;
   cached: number;
+  /** Of the counts above, what earlier attempts of the run (`--resume`) did. */
+  earlierSamples: number;
+  earlierCached: number;
   /** performance.now() when this attempt started. */
   startedAt: number;
 }

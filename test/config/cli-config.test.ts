@@ -25,3 +25,15 @@ describe("a config error stops the CLI before anything runs", () => {
     },
   );
 });
+
+describe("a config warning", () => {
+  it.each([["run"], ["validate"], ["list"]])("is printed once by eb %s", async (command) => {
+    const root = makeProject({
+      ".eval-banana/config.toml": "[core]\nllm_timeout_seconds = 5\n",
+      "eval_checks/ok.yaml": deterministicYaml("ok", "print('ok')"),
+    });
+    const result = await runEb([command, "--cwd", root]);
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/llm_timeout_seconds is no longer used/g)).toHaveLength(1);
+  });
+});

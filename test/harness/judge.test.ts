@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, runEb, writeFile } from "../helpers/project.js";
@@ -388,14 +388,19 @@ describe("custom agents, environment and pre-flight", () => {
   it("eb validate --harness-agent on a machine without the agent: a warning, exit 0", async () => {
     // Real suites lint their checks this way in CI jobs that have no agent installed.
     const fake = judgeProject("");
-    const env = { PATH: path.dirname(process.execPath) };
+    // A PATH with node and nothing else, wherever the agent may be installed on this machine.
+    const bin = path.join(fake.project, "only-node");
+    mkdirSync(bin);
+    symlinkSync(process.execPath, path.join(bin, "node"));
+    const env = { PATH: bin };
     const validate = await runEb(["validate", "--cwd", fake.project, "--harness-agent", "claude"], {
       env,
     });
     expect(validate.code).toBe(0);
     expect(validate.stdout).toBe("Validated 1 checks successfully.\n");
-    expect(validate.stderr).toContain("warning:");
-    expect(validate.stderr).toContain("'claude', which was not found on PATH");
+    expect(validate.stderr.match(/warning: .*'claude', which was not found on PATH/g)).toHaveLength(
+      1,
+    );
     const run = await runEb(["run", "--cwd", fake.project, "--harness-agent", "claude"], { env });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("'claude', which was not found on PATH");

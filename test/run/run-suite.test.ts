@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -22,15 +22,18 @@ interface Options {
   samples?: number;
   workers?: number;
   schedule?: "item" | "sample";
-  /** Called when a sample starts; may abort the run. */
+  /** Called when a sample starts; may abort the run, or throw. */
   onStart?: (id: string, sample: number) => void;
   sampleMs?: number;
+  /** Keep a sample that finished after an interrupt (as checks do), instead of dropping it. */
+  keepAfterAbort?: boolean;
 }
 
 /** A suite of fake items whose samples sleep, then pass or fail; it records what ran when. */
 function fakeSuite(options: Options = {}) {
   const log: { id: string; sample: number; start: number; end: number }[] = [];
   const restored: string[] = [];
+  const closedAt: number[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const items = Array.from({ length: options.items ?? 3 }, (_, i) => ({ id: `item${i}` }));
@@ -57,7 +60,7 @@ function fakeSuite(options: Options = {}) {
       await new Promise((resolve) => setTimeout(resolve, options.sampleMs ?? 20));
       inFlight--;
       log.push({ id: item.id, sample, start, end: performance.now() });
-      if (signal.aborted) return null;
+      if (signal.aborted && !options.keepAfterAbort) return null;
       const row: CheckRow = {
         id: item.id,
         sample,
@@ -81,9 +84,11 @@ function fakeSuite(options: Options = {}) {
       closing: {},
       warnings: [],
     }),
-    close: async () => {},
+    close: async () => {
+      closedAt.push(performance.now());
+    },
   };
-  return { suite, log, restored, maxInFlight: () => maxInFlight };
+  return { suite, log, restored, closedAt, maxInFlight: () => maxInFlight };
 }
 
 async function configIn() {
@@ -219,6 +224,70 @@ describe("runSuite", () => {
       runSuite(otherSamples.suite, { config, env: {}, resume: interrupted.runDir }),
     ).rejects.toThrow(
       new InputError(`--resume ${interrupted.runDir}: samples changed. Start a new run instead.`),
+    );
+  });
+
+  it("schedule item: after an interrupt an item's next sample does not start; a kept row is written", async () => {
+    const config = await configIn();
+    const controller = new AbortController();
+    const fake = fakeSuite({
+      schedule: "item",
+      items: 1,
+      samples: 3,
+      keepAfterAbort: true,
+      onStart: (_id, sample) => {
+        if (sample === 1) controller.abort();
+      },
+    });
+    const run = await runSuite(fake.suite, { config, env: {}, signal: controller.signal });
+    expect(run.exitCode).toBe(130);
+    expect(fake.log.map((entry) => entry.sample)).toEqual([0, 1]);
+    const rows = lines(run.runDir).slice(1);
+    expect(rows.map((row) => row.sample)).toEqual([0, 1]);
+  });
+
+  it("a sample that throws: no other starts, the suite closes after all settle, the rows file is left as a crash leaves it", async () => {
+    const config = await configIn();
+    const fake = fakeSuite({
+      items: 6,
+      samples: 1,
+      workers: 3,
+      sampleMs: 50,
+      keepAfterAbort: true,
+      onStart: (id) => {
+        if (id === "item1") throw new Error("disk full");
+      },
+    });
+    await expect(runSuite(fake.suite, { config, env: {} })).rejects.toThrow("disk full");
+    // item0 and item2 were in flight; nothing after them started.
+    expect(fake.log.map((entry) => entry.id).sort()).toEqual(["item0", "item2"]);
+    const lastEnd = Math.max(...fake.log.map((entry) => entry.end));
+    expect(fake.closedAt[0]).toBeGreaterThanOrEqual(lastEnd);
+    const [runDir] = readdirSync(config.outputDir).map((name) => path.join(config.outputDir, name));
+    expect(readdirSync(runDir!)).toEqual(["rows.jsonl"]);
+    const [head, ...rows] = lines(runDir!);
+    expect(head).toMatchObject({ manifest: { ended_at: null } });
+    expect(rows.map((row) => row.id).sort()).toEqual(["item0", "item2"]);
+  });
+
+  it("a refused --resume leaves the rows file as it was, byte for byte", async () => {
+    const config = await configIn();
+    const first = await runSuite(fakeSuite().suite, { config, env: {} });
+    const file = path.join(first.runDir, "rows.jsonl");
+    const before = readFileSync(file);
+    for (const suite of [fakeSuite({ samples: 3 }).suite, fakeSuite({ items: 2 }).suite]) {
+      await expect(runSuite(suite, { config, env: {}, resume: first.runDir })).rejects.toThrow(
+        /samples changed|definitions changed/,
+      );
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    writeFileSync(file, `not json\n${before.toString("utf8").split("\n").slice(1).join("\n")}`);
+    await expect(
+      runSuite(fakeSuite().suite, { config, env: {}, resume: first.runDir }),
+    ).rejects.toThrow(
+      new InputError(
+        `--resume ${first.runDir}: its manifest is not one eb wrote. Start a new run instead.`,
+      ),
     );
   });
 });

@@ -53,9 +53,8 @@ export const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } =
   },
   harness_judge: {
     preflight: async (checks, { config, env, purpose }) => {
-      if (checks.length === 0) return NONE;
-      requireHarness(checks, config.harness.agent);
-      const agent = config.harness.agent!;
+      const agent = requireHarness(checks, config.harness.agent);
+      if (agent === null) return NONE;
       const missing = await missingAgentProgram(agent, config.agents, env, config.projectRoot);
       if (missing === null) return NONE;
       // Validating definitions on a machine without the agent (a lint step in CI) is fine.
