@@ -1,16 +1,12 @@
 import type { Config } from "../config/load.js";
-import { runSuite } from "../run/run-suite.js";
+import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import type { RunCasesOptions } from "./options.js";
 import { planRun } from "./plan.js";
 import type { CaseReport } from "./report.js";
 import { caseSuite } from "./suite.js";
 
-export interface CaseRun {
+export interface CaseRun extends SuiteRun<CaseReport> {
   config: Config;
-  report: CaseReport;
-  runDir: string;
-  /** 0 passed, 1 fell short (errors or threshold), 130 interrupted. */
-  exitCode: number;
 }
 
 /**

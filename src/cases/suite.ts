@@ -56,7 +56,7 @@ async function finish(
   plan: Plan,
   tally: CaseTally,
   context: FinishContext,
-): Promise<Finished<CaseReport>> {
+): Promise<Finished<"cases", CaseReport>> {
   const warnings = await plan.cache.flush();
   const report = buildCaseReport(
     { rows: context.tally, cases: plan.cases, tally },

@@ -1,7 +1,7 @@
 import { type Config, environmentOf } from "../config/load.js";
 import { type PythonInterpreter, resolvePython } from "../process/python.js";
 import { configOf, type RunOptions } from "../run/options.js";
-import { runSuite } from "../run/run-suite.js";
+import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
 import { preflight, type Selection } from "./preflight.js";
@@ -15,12 +15,8 @@ export interface RunChecksOptions extends RunOptions<"checks">, Selection {
   samples?: number | undefined;
 }
 
-export interface CheckRun {
+export interface CheckRun extends SuiteRun<CheckReport> {
   config: Config;
-  report: CheckReport;
-  runDir: string;
-  /** 0 passed, 1 fell short, 130 interrupted. */
-  exitCode: number;
 }
 
 /**
@@ -44,8 +40,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     env,
     warn,
   });
-  const run = await runSuite(suite, { ...options, config });
-  return { config, report: run.report, runDir: run.runDir, exitCode: run.exitCode };
+  return { config, ...(await runSuite(suite, { ...options, config })) };
 }
 
 async function prepareCheck(check: Check): Promise<PreparedCheck> {

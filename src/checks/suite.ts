@@ -106,7 +106,7 @@ async function finish(
   items: readonly CheckItem[],
   samples: number,
   context: FinishContext,
-): Promise<Finished<CheckReport>> {
+): Promise<Finished<"checks", CheckReport>> {
   const results: CheckResult[] = [];
   for (const { id, results: list } of items) {
     const finished = list.filter((result) => result !== undefined);

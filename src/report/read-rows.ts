@@ -72,6 +72,8 @@ async function rowsFile(location: string): Promise<string> {
 
 type Parsed = Line | string;
 
+const STATUSES = new Set<unknown>(["passed", "failed", "error"]);
+
 /** Validated by hand, not by a schema: this runs once per row, a million times. */
 function parseLine(text: string): Parsed {
   let value: unknown;
@@ -90,6 +92,15 @@ function parseLine(text: string): Parsed {
   }
   if (typeof record.score !== "number" || record.score < 0 || record.score > 1) {
     return 'a row needs a "score" between 0 and 1';
+  }
+  if (
+    record.sample !== undefined &&
+    !(Number.isInteger(record.sample) && Number(record.sample) >= 0)
+  ) {
+    return 'a row\'s "sample" must be a whole number ≥ 0';
+  }
+  if (record.status !== undefined && !STATUSES.has(record.status)) {
+    return 'a row\'s "status" must be "passed", "failed" or "error"';
   }
   // The other fields are taken as written: a reader of each checks what it uses.
   const row: StoredRow = { ...record, id: String(record.id), score: record.score };

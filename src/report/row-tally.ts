@@ -94,7 +94,7 @@ export class RowTally {
 }
 
 /** Rows without a status (the article's) are errors when they carry one, else by score. */
-export function statusOf(row: StoredRow): Status {
+function statusOf(row: StoredRow): Status {
   if (row.status) return row.status;
   if (row.error) return "error";
   return row.score >= 1 ? "passed" : "failed";

@@ -131,6 +131,8 @@ export type CaseManifest = ManifestBase & CaseSettings & Partial<CaseClosing>;
 export type Manifest = CheckManifest | CaseManifest;
 
 export type SettingsOf<K extends RunKind> = K extends "checks" ? CheckSettings : CaseSettings;
+/** What a run of each kind adds to its manifest as it ends. */
+export type ClosingOf<K extends RunKind> = K extends "cases" ? CaseClosing : Record<never, never>;
 export type RowOf<K extends RunKind> = K extends "checks" ? CheckRow : CaseRow;
 
 /** What must not change for `--resume` to finish a run as if it had never stopped. */

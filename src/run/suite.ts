@@ -1,5 +1,5 @@
 import type { RowTally } from "../report/row-tally.js";
-import type { CaseClosing, RowOf, RunKind, SettingsOf, StoredRow } from "./record.js";
+import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "./record.js";
 
 /** An item of a suite: a check or a case. */
 export interface SuiteItem {
@@ -25,14 +25,14 @@ export interface FinishContext {
   tally: RowTally;
 }
 
-export interface Finished<R> {
+export interface Finished<K extends RunKind, R> {
   /** Written as report.json. */
   report: R;
   markdown: string;
   /** The gate: threshold met and no error sample. */
   passed: boolean;
   /** Manifest fields known only now (they must fit in `manifestRoom`). */
-  closing: Partial<CaseClosing>;
+  closing: ClosingOf<K>;
   /** Worth telling the user, not a reason to fail (e.g. cache writes that failed). */
   warnings: string[];
 }
@@ -68,7 +68,7 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   restore(row: StoredRow, runDir: string): Promise<void>;
   /** One sample; null when an interrupt cut it short (it is then not a result). */
   runSample(item: I, sample: number, context: SampleContext): Promise<RowOf<K> | null>;
-  finish(context: FinishContext): Promise<Finished<R>>;
+  finish(context: FinishContext): Promise<Finished<K, R>>;
   /** Releases what `open` took, whatever happened. */
   close(): Promise<void>;
 }

@@ -10,20 +10,20 @@ import type { ExecContext, ExecOutcome, PreparedCheck } from "./types.js";
 /** Why the checks of a run are looked at before any runs. */
 export type Purpose = "validate" | "run";
 
-export interface PreflightContext {
+interface PreflightContext {
   config: Config;
   env: NodeJS.ProcessEnv;
   purpose: Purpose;
 }
 
 /** What a pre-flight found: errors stop the command before anything runs, warnings do not. */
-export interface Findings {
+interface Findings {
   errors: string[];
   warnings: string[];
 }
 
 /** How one type of check is pre-flighted and run; adding a check type is one entry. */
-export interface Executor<C> {
+interface Executor<C> {
   /** Looks at every selected check of this type at once; may throw an InputError. */
   preflight(checks: readonly C[], context: PreflightContext): Promise<Findings>;
   run(check: C, prepared: PreparedCheck, context: ExecContext): Promise<ExecOutcome>;
@@ -36,7 +36,7 @@ interface CheckByType {
 
 const NONE: Findings = { errors: [], warnings: [] };
 
-export const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } = {
+const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } = {
   deterministic: {
     preflight: async (checks, { purpose }) => {
       // eb run reports a missing script as that check's error row and runs the others.
