@@ -7,6 +7,14 @@ export class InputError extends Error {
   override name = "InputError";
 }
 
+/**
+ * A run that started but could not finish writing (a full disk). The rows written so far stay
+ * valid; the CLI prints the message (which says how to finish the run) and exits 1.
+ */
+export class RunStoppedError extends Error {
+  override name = "RunStoppedError";
+}
+
 /** Exit codes shared by every command (DESIGN.md). */
 export const EXIT = {
   passed: 0,

@@ -130,7 +130,8 @@ function pickEnv(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.Proce
 
 const PLACEHOLDER = /\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-function fillProviderEnv(
+/** `provider_env` with its `{env:VAR}` placeholders filled from `parentEnv`. */
+export function fillProviderEnv(
   providerEnv: Readonly<Record<string, string>>,
   parentEnv: NodeJS.ProcessEnv,
   warn: (message: string) => void,

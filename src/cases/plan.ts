@@ -8,6 +8,8 @@ import { redactUrl } from "../model/redact.js";
 import type { CaseTarget } from "../model/types.js";
 import { configOf } from "../run/options.js";
 import type { CaseSettings, TargetInfo } from "../run/record.js";
+import { secretValues, urlCredentials } from "../secrets/collect.js";
+import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
 import { type JudgeFn, makeJudge } from "./sample.js";
@@ -28,7 +30,8 @@ export interface Plan {
   /** Sampling parameters sent to a model target; null for a command. */
   temperature: number | null;
   maxTokens: number | null;
-  apiKey: string | null;
+  /** The API key, URL credentials and key-like variables: never written anywhere. */
+  scrubber: Scrubber;
   judgeVersions: Set<string>;
 }
 
@@ -87,9 +90,29 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     k: request.k,
     temperature: built.info.kind === "model" ? request.temperature : null,
     maxTokens: built.info.kind === "model" ? (request.maxTokens ?? null) : null,
-    apiKey,
+    scrubber: caseScrubber(options, settings.apiBase, apiKey),
     judgeVersions,
   };
+}
+
+function caseScrubber(options: RunCasesOptions, apiBase: string, apiKey: string | null): Scrubber {
+  const env = environmentOf(options);
+  return createScrubber([
+    apiKey,
+    ...API_KEY_VARIABLES.map((name) => env[name]),
+    ...urlCredentials(apiBase),
+    ...secretValues(env),
+  ]);
+}
+
+/** Where eb reads its API key; a `--target` program does not inherit them. */
+const API_KEY_VARIABLES = ["EVAL_BANANA_API_KEY", "OPENAI_API_KEY"];
+
+/** The environment of a `--target` program: eb's own, less eb's API key. */
+function targetEnv(options: RunCasesOptions): NodeJS.ProcessEnv {
+  const env = { ...environmentOf(options) };
+  for (const name of API_KEY_VARIABLES) delete env[name];
+  return env;
 }
 
 interface TargetRequest {
@@ -149,7 +172,7 @@ function endpointKey(
 ): string | null {
   if (model === undefined && judge === null) return null;
   const env = environmentOf(options);
-  const key = options.apiKey || env.EVAL_BANANA_API_KEY || env.OPENAI_API_KEY;
+  const key = options.apiKey || API_KEY_VARIABLES.map((name) => env[name]).find(Boolean);
   if (!key) throw missingKey(settings.apiBase, model, judge);
   return key;
 }
@@ -195,7 +218,7 @@ async function buildTarget(
     const target = createCommandTarget({
       command,
       cwd: parts.cwd,
-      env: environmentOf(parts.options),
+      env: targetEnv(parts.options),
       timeoutMs: parts.settings.timeoutSeconds * 1000,
       cache: parts.options.cache === true ? parts.cache : null,
     });

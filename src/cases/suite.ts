@@ -1,7 +1,8 @@
 import { redactUrl } from "../model/redact.js";
 import { isoUtc } from "../run/provenance.js";
-import type { CaseClosing } from "../run/record.js";
+import type { CaseClosing, CaseRow } from "../run/record.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import type { Scrubber } from "../secrets/scrubber.js";
 import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
 import { caseSettings, type Plan } from "./plan.js";
@@ -36,12 +37,13 @@ export function caseSuite(
     schedule: "item",
     settings,
     definitions: { [plan.casesFile]: `sha256:${plan.casesSha256}` },
-    command: options.argv ? redactArgv(options.argv, plan.apiKey) : null,
+    command: options.argv ? options.argv.map((arg) => redactUrl(plan.scrubber.scrub(arg))) : null,
     manifestRoom: MANIFEST_ROOM,
+    scrubber: plan.scrubber,
     open: async () => {},
     restore: async (row) => tally.add(row),
     runSample: async (c, sample) => {
-      const row = await runCaseSample(c, sample, sampleOptions);
+      const row = scrubRow(await runCaseSample(c, sample, sampleOptions), plan.scrubber);
       // A sample cut short by an interrupt is not a result: it is neither written nor counted.
       if (signal.aborted) return null;
       tally.add(row);
@@ -107,10 +109,18 @@ function closingFields(report: CaseReport): CaseClosing {
   return fields();
 }
 
-/** The command line as recorded: the key (should it appear) and URL credentials removed. */
-function redactArgv(argv: readonly string[], apiKey: string | null): string[] {
-  return argv.map((arg) => {
-    const scrubbed = apiKey && apiKey.length >= 4 ? arg.split(apiKey).join("[redacted]") : arg;
-    return redactUrl(scrubbed);
-  });
+/** A row's texts without any secret the target or judge may have echoed back. */
+function scrubRow(row: CaseRow, scrubber: Scrubber): CaseRow {
+  const scrub = (text: string | null) => (text === null ? null : scrubber.scrub(text));
+  const reasons = row.reasons
+    ? Object.fromEntries(
+        Object.entries(row.reasons).map(([name, why]) => [name, scrubber.scrub(why)]),
+      )
+    : undefined;
+  return {
+    ...row,
+    text: scrub(row.text),
+    error: scrub(row.error),
+    ...(reasons ? { reasons } : {}),
+  };
 }

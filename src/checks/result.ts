@@ -19,6 +19,8 @@ export async function runCheckSample(
     errorOutcome(`Internal error while running the check: ${String(error)}`),
   );
   if (outcome.aborted) return null;
+  const { scrub } = context.scrubber;
+  const scrubOrNull = (text: string | null) => (text === null ? null : scrub(text));
   const streamFile = (name: string) => `checks/${context.stem}.${name}.txt`;
   return {
     check_id: check.id,
@@ -31,10 +33,10 @@ export async function runCheckSample(
     started_at: isoUtc(startedAt),
     completed_at: isoUtc(new Date()),
     duration_ms: Math.floor(performance.now() - started),
-    reason: outcome.reason,
-    error_detail: outcome.errorDetail,
-    stdout: boundedStream(outcome.stdout, outcome.stdoutChars, streamFile("stdout")),
-    stderr: boundedStream(outcome.stderr, outcome.stderrChars, streamFile("stderr")),
+    reason: scrubOrNull(outcome.reason),
+    error_detail: scrubOrNull(outcome.errorDetail),
+    stdout: scrub(boundedStream(outcome.stdout, outcome.stdoutChars, streamFile("stdout"))),
+    stderr: scrub(boundedStream(outcome.stderr, outcome.stderrChars, streamFile("stderr"))),
     exit_code: outcome.exitCode,
     details: outcome.details,
     check_definition_sha256: prepared.digest,

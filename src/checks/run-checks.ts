@@ -7,6 +7,7 @@ import type { PreparedCheck } from "./executors/types.js";
 import { preflight, type Selection } from "./preflight.js";
 import type { CheckReport } from "./report.js";
 import { readScriptSnapshot } from "./script.js";
+import { checkScrubber } from "./secrets.js";
 import { checkSuite } from "./suite.js";
 import type { Check } from "./types.js";
 
@@ -33,12 +34,14 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const { checks, warnings } = await preflight(config, options, "run", env);
   for (const warning of warnings) warn(warning);
   const prepared = await Promise.all(checks.map(prepareCheck));
+  const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
     samples: options.samples ?? config.samples,
     python: interpreterFor(checks, interpreter),
-    command: options.argv ? [...options.argv] : null,
+    command: options.argv ? options.argv.map(scrubber.scrub) : null,
     env,
-    warn,
+    warn: (message) => warn(scrubber.scrub(message)),
+    scrubber,
   });
   return { config, ...(await runSuite(suite, { ...options, config })) };
 }

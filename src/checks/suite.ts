@@ -7,6 +7,7 @@ import type { PythonInterpreter } from "../process/python.js";
 import { summarize } from "../report/run-summary.js";
 import { isoUtc } from "../run/provenance.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import type { Scrubber } from "../secrets/scrubber.js";
 import type { ExecContext, PreparedCheck } from "./executors/types.js";
 import { checkReportMarkdown } from "./markdown.js";
 import { buildCheckReport, type CheckReport, type CheckResult, mergeSamples } from "./report.js";
@@ -28,6 +29,7 @@ export interface CheckSuiteOptions {
   command: string[] | null;
   env: NodeJS.ProcessEnv;
   warn: (message: string) => void;
+  scrubber: Scrubber;
 }
 
 /**
@@ -57,6 +59,7 @@ export function checkSuite(
     definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
     command: options.command,
     manifestRoom: 160,
+    scrubber: options.scrubber,
     open: async (runDir) => {
       await mkdir(checksDir(runDir), { recursive: true });
       scratchRoot = await mkdtemp(path.join(os.tmpdir(), "eval-banana-"));
@@ -87,14 +90,15 @@ export function checkSuite(
         signal,
         env: options.env,
         warn: options.warn,
+        scrubber: options.scrubber,
       };
       const result = await runCheckSample(item.prepared, context);
       if (!result) return null;
-      await writeJson(path.join(context.checksDir, `${stem}.json`), result);
+      await writeJson(path.join(context.checksDir, `${stem}.json`), result, options.scrubber);
       item.results[sample] = result;
       return rowOf(result, sample);
     },
-    finish: (context) => finish(config, items, samples, context),
+    finish: (context) => finish(config, items, { samples, scrubber: options.scrubber }, context),
     close: async () => {
       if (scratchRoot !== null) await rm(scratchRoot, { recursive: true, force: true });
     },
@@ -104,7 +108,7 @@ export function checkSuite(
 async function finish(
   config: Config,
   items: readonly CheckItem[],
-  samples: number,
+  { samples, scrubber }: { samples: number; scrubber: Scrubber },
   context: FinishContext,
 ): Promise<Finished<"checks", CheckReport>> {
   const results: CheckResult[] = [];
@@ -116,7 +120,7 @@ async function finish(
       continue;
     }
     const merged = mergeSamples(finished);
-    await writeJson(path.join(context.runDir, "checks", `${safeStem(id)}.json`), merged);
+    await writeJson(path.join(context.runDir, "checks", `${safeStem(id)}.json`), merged, scrubber);
     results.push(merged);
   }
   const report = buildCheckReport(results, {
@@ -144,6 +148,6 @@ function sampleStem(stem: string, sample: number, samples: number): string {
   return samples === 1 ? stem : `${stem}.sample-${sample}`;
 }
 
-function writeJson(file: string, value: unknown): Promise<void> {
-  return writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+function writeJson(file: string, value: unknown, scrubber: Scrubber): Promise<void> {
+  return writeFile(file, scrubber.scrub(`${JSON.stringify(value, null, 2)}\n`));
 }

@@ -2,7 +2,7 @@
 import v8 from "node:v8";
 import { Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
-import { EXIT, InputError } from "../errors.js";
+import { EXIT, InputError, RunStoppedError } from "../errors.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
@@ -240,6 +240,10 @@ function exitCodeFor(error: unknown): number {
   if (error instanceof InputError) {
     printError(error.message);
     return EXIT.couldNotRun;
+  }
+  if (error instanceof RunStoppedError) {
+    printError(error.message);
+    return EXIT.fellShort;
   }
   printError(
     `unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

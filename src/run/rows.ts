@@ -44,9 +44,8 @@ export class RowWriter<M extends object> {
     const firstBreak = bytes.indexOf(0x0a);
     const original = firstBreak === -1 ? null : manifestOf(bytes.subarray(0, firstBreak));
     const manifest = accept(original);
-    const end = bytes.lastIndexOf(0x0a) + 1;
     const fd = openSync(path, "r+");
-    ftruncateSync(fd, end);
+    const end = keepWholeLines(fd, bytes);
     const writer = new RowWriter<M>(path, original ?? manifest, fd, firstBreak + 1, end);
     return { writer, manifest };
   }
@@ -55,10 +54,10 @@ export class RowWriter<M extends object> {
    * Queues the row; rows finished in one turn of the event loop are written together at its end
    * (a write each cost ~10 µs of a disk's bookkeeping, a tenth of a loopback call).
    */
-  append(row: object): void {
+  append(row: object, scrub: (line: string) => string = (line) => line): void {
     if (this.failed) throw this.failed;
     if (this.pending.length === 0) setImmediate(() => this.flushLater());
-    this.pending.push(`${JSON.stringify(row)}\n`);
+    this.pending.push(`${scrub(JSON.stringify(row))}\n`);
   }
 
   /** Writes the rows queued so far; throws what an earlier write failed with. */
@@ -84,10 +83,15 @@ export class RowWriter<M extends object> {
     }
   }
 
-  /** Closes the file as a crash would leave it: rows written, the manifest line untouched. */
+  /**
+   * Closes the file as a crash would leave it: the rows that can still be written are, the
+   * manifest line is untouched. Never throws: it runs while another error is on its way out.
+   */
   abandon(): void {
     try {
       this.flush();
+    } catch {
+      // A full disk: what is already on it stays valid, and --resume reruns the rest.
     } finally {
       closeSync(this.fd);
     }
@@ -117,5 +121,29 @@ function manifestOf(line: Uint8Array): object | null {
     return typeof manifest === "object" && manifest !== null ? manifest : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Ends the file after its last whole line: a last line that parses is a row whose newline a
+ * crash cut off (it gets one); one that does not is debris and goes. Returns the new length.
+ */
+function keepWholeLines(fd: number, bytes: Buffer): number {
+  const lastBreak = bytes.lastIndexOf(0x0a) + 1;
+  const tail = bytes.subarray(lastBreak);
+  if (tail.length > 0 && parses(tail)) {
+    writeSync(fd, "\n", bytes.length);
+    return bytes.length + 1;
+  }
+  ftruncateSync(fd, lastBreak);
+  return lastBreak;
+}
+
+function parses(line: Uint8Array): boolean {
+  try {
+    JSON.parse(Buffer.from(line).toString("utf8"));
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,7 +1,8 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { lstat, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../errors.js";
+import { describeFsError } from "./fs-errors.js";
 import { parseManifest } from "./manifest.js";
 import {
   COMMAND_OF,
@@ -23,14 +24,15 @@ export interface RunFolderOptions {
 
 /** Creates the run folder: `<output_dir>/<run_id>/`, or `output_dir` itself with `--flat-output`. */
 export async function createRunFolder(options: RunFolderOptions): Promise<string> {
-  if (!options.flat) {
-    const dir = path.join(options.outputDir, options.runId);
-    await mkdir(dir, { recursive: true });
-    return dir;
-  }
-  await checkFlatTarget(options);
-  await mkdir(options.outputDir, { recursive: true });
-  return options.outputDir;
+  const dir = options.flat ? options.outputDir : path.join(options.outputDir, options.runId);
+  if (options.flat) await checkFlatTarget(options);
+  await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+    throw new InputError(
+      `cannot create the run folder ${dir}: ${describeFsError(error)}. ` +
+        "Pass --output-dir (or set [core] output_dir) to a folder eb can write; nothing was run.",
+    );
+  });
+  return dir;
 }
 
 /** Refuses anything but an absent path or an empty, non-symlink folder; never overwrites. */
@@ -54,6 +56,15 @@ async function checkFlatTarget(options: RunFolderOptions): Promise<void> {
 
 export const ROWS_FILE = "rows.jsonl";
 
+/** The rows file of a run folder given to `--resume`, or an InputError saying it is not one. */
+export function rowsFileOf(runDir: string): string {
+  const file = path.join(runDir, ROWS_FILE);
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    throw new InputError(`--resume ${runDir}: not a run folder (no ${ROWS_FILE} file in it)`);
+  }
+  return file;
+}
+
 /** What a resumed run needs of its manifest. */
 export type Resumed = Pick<ManifestBase, "run_id" | "started_at" | "resumes">;
 
@@ -66,10 +77,7 @@ export function reopenRunFolder<K extends RunKind>(
   kind: K,
   now: SettingsOf<K> & { definitions: Record<string, string> },
 ): { writer: RowWriter<Manifest>; manifest: Resumed } {
-  const file = path.join(runDir, ROWS_FILE);
-  if (!existsSync(file)) {
-    throw new InputError(`--resume ${runDir}: not a run folder (no ${ROWS_FILE})`);
-  }
+  const file = rowsFileOf(runDir);
   const refuse = (why: string) =>
     new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
   // Refused before the file is opened for writing, so a refused resume changes nothing.

@@ -1,15 +1,17 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type Config, environmentOf } from "../config/load.js";
-import { EXIT } from "../errors.js";
+import { EXIT, InputError, RunStoppedError } from "../errors.js";
 import { readRows } from "../report/read-rows.js";
 import { RowTally } from "../report/row-tally.js";
+import { describeFsError, isDiskFull } from "./fs-errors.js";
+import { lockRunFolder, type RunLock } from "./lock.js";
 import type { RunOptions } from "./options.js";
 import { runPool } from "./pool.js";
 import { gitCommit, isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
 import type { Manifest, RowOf, RunKind, StoredRow } from "./record.js";
 import { RowWriter } from "./rows.js";
-import { createRunFolder, ROWS_FILE, reopenRunFolder } from "./run-folder.js";
+import { createRunFolder, ROWS_FILE, reopenRunFolder, rowsFileOf } from "./run-folder.js";
 import type { RunProgress, Suite, SuiteItem } from "./suite.js";
 
 export interface RunSuiteOptions<K extends RunKind> extends RunOptions<K> {
@@ -26,6 +28,7 @@ export interface SuiteRun<R> {
 interface OpenRun {
   runId: string;
   runDir: string;
+  lock: RunLock;
   startedAt: Date;
   rows: RowWriter<Manifest>;
   /** Rows of earlier attempts (`--resume`). */
@@ -54,8 +57,19 @@ export async function runSuite<K extends RunKind, I extends SuiteItem, R>(
     return await complete(suite, run, signal, options);
   } catch (error) {
     run.rows.abandon();
+    if (isDiskFull(error)) throw stoppedByFullDisk(run.runDir, error);
     throw error;
+  } finally {
+    run.lock.release();
   }
+}
+
+function stoppedByFullDisk(runDir: string, error: unknown): RunStoppedError {
+  return new RunStoppedError(
+    `${describeFsError(error)} while writing the run folder ${runDir}. The rows written so far ` +
+      "are kept; free some space, then run the same command again with " +
+      `--resume ${runDir} to finish it.`,
+  );
 }
 
 async function complete<K extends RunKind, I extends SuiteItem, R>(
@@ -85,14 +99,15 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
     interrupted,
     tally,
   });
-  for (const warning of finished.warnings) options.onWarning?.(warning);
+  for (const warning of finished.warnings) options.onWarning?.(suite.scrubber.scrub(warning));
   // Every row on disk before a report counts it: a write that failed stops the run here.
   run.rows.flush();
+  const { scrub } = suite.scrubber;
   await writeFile(
     path.join(run.runDir, "report.json"),
-    `${JSON.stringify(finished.report, null, 2)}\n`,
+    scrub(`${JSON.stringify(finished.report, null, 2)}\n`),
   );
-  await writeFile(path.join(run.runDir, "report.md"), finished.markdown);
+  await writeFile(path.join(run.runDir, "report.md"), scrub(finished.markdown));
   const closed = run.rows.close({
     ended_at: isoUtc(completedAt),
     interrupted,
@@ -137,26 +152,42 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     ended_at: null,
     interrupted: null,
   };
-  const rows = RowWriter.create(path.join(runDir, ROWS_FILE), manifest, suite.manifestRoom);
-  return { runId, runDir, startedAt, rows, earlier: [], resumes: 0 };
+  const lock = lockRunFolder(runDir);
+  try {
+    const rows = RowWriter.create(path.join(runDir, ROWS_FILE), manifest, suite.manifestRoom);
+    return { runId, runDir, lock, startedAt, rows, earlier: [], resumes: 0 };
+  } catch (error) {
+    lock.release();
+    throw new InputError(
+      `cannot write ${path.join(runDir, ROWS_FILE)}: ${describeFsError(error)}; nothing was run.`,
+    );
+  }
 }
 
 async function resume<K extends RunKind, I extends SuiteItem, R>(
   suite: Suite<K, I, R>,
   runDir: string,
 ): Promise<OpenRun> {
-  const { writer: rows, manifest } = reopenRunFolder(runDir, suite.kind, {
-    ...suite.settings,
-    definitions: suite.definitions,
-  });
-  return {
-    runId: manifest.run_id,
-    runDir,
-    startedAt: new Date(manifest.started_at),
-    rows,
-    earlier: await readRows(rows.path),
-    resumes: (manifest.resumes ?? 0) + 1,
-  };
+  rowsFileOf(runDir);
+  const lock = lockRunFolder(runDir);
+  try {
+    const { writer: rows, manifest } = reopenRunFolder(runDir, suite.kind, {
+      ...suite.settings,
+      definitions: suite.definitions,
+    });
+    return {
+      runId: manifest.run_id,
+      runDir,
+      lock,
+      startedAt: new Date(manifest.started_at),
+      rows,
+      earlier: await readRows(rows.path),
+      resumes: (manifest.resumes ?? 0) + 1,
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 /**
@@ -180,7 +211,7 @@ async function runMissing<K extends RunKind, I extends SuiteItem, R>(
   const failures: unknown[] = [];
   let index = 0;
   const record = (item: I, row: RowOf<K>) => {
-    run.rows.append(row);
+    run.rows.append(row, suite.scrubber.scrub);
     tally.add(row);
     progress.samplesDone++;
     progress.passed += row.score;

@@ -1,4 +1,5 @@
 import type { RowTally } from "../report/row-tally.js";
+import type { Scrubber } from "../secrets/scrubber.js";
 import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "./record.js";
 
 /** An item of a suite: a check or a case. */
@@ -62,6 +63,8 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   command: string[] | null;
   /** Bytes kept free on the manifest line for `Finished.closing`. */
   manifestRoom: number;
+  /** Applied to every row and report before it is written (the suite scrubs its own files). */
+  scrubber: Scrubber;
   /** Prepares the run folder before any sample runs. */
   open(runDir: string): Promise<void>;
   /** Takes back a row written by an earlier attempt of this run (`--resume`). */

@@ -7,6 +7,7 @@ import { InputError } from "../../src/errors.js";
 import type { CheckRow } from "../../src/run/record.js";
 import { runSuite } from "../../src/run/run-suite.js";
 import type { Suite } from "../../src/run/suite.js";
+import { NO_SECRETS } from "../../src/secrets/scrubber.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -48,6 +49,7 @@ function fakeSuite(options: Options = {}) {
     definitions: Object.fromEntries(items.map((item) => [item.id, "sha256:x"])),
     command: ["test"],
     manifestRoom: 160,
+    scrubber: NO_SECRETS,
     open: async () => {},
     restore: async (row) => {
       restored.push(`${row.id}/${row.sample}`);

@@ -1,6 +1,7 @@
 import type { Config } from "../../config/load.js";
 import type { PythonInterpreter } from "../../process/python.js";
 import type { Status } from "../../run/record.js";
+import type { Scrubber } from "../../secrets/scrubber.js";
 import type { ScriptSnapshot } from "../script.js";
 import type { Check } from "../types.js";
 
@@ -19,6 +20,8 @@ export interface ExecContext {
   env: NodeJS.ProcessEnv;
   /** Where a warning goes; the library never writes to the terminal itself. */
   warn: (message: string) => void;
+  /** Secrets to keep out of everything the check's processes leave behind. */
+  scrubber: Scrubber;
 }
 
 /** What running a check produced, before timing and identity are added. */
