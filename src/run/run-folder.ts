@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { lstat, mkdir, readdir } from "node:fs/promises";
+import { lstat, mkdir, readdir, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../errors.js";
 import { describeFsError } from "./fs-errors.js";
@@ -26,13 +26,36 @@ export interface RunFolderOptions {
 export async function createRunFolder(options: RunFolderOptions): Promise<string> {
   const dir = options.flat ? options.outputDir : path.join(options.outputDir, options.runId);
   if (options.flat) await checkFlatTarget(options);
-  await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+  await mkdir(dir, { recursive: true }).catch(async (error: unknown) => {
     throw new InputError(
-      `cannot create the run folder ${dir}: ${describeFsError(error)}. ` +
+      `cannot create the run folder ${dir}: ${describeFsError(await realCause(dir, error))}. ` +
         "Pass --output-dir (or set [core] output_dir) to a folder eb can write; nothing was run.",
     );
   });
   return dir;
+}
+
+/**
+ * A recursive mkdir reports ENOENT for a read-only mount; creating the first missing folder on
+ * its own says what is really wrong (EROFS, EACCES, ...).
+ */
+async function realCause(dir: string, error: unknown): Promise<unknown> {
+  let missing = dir;
+  while (path.dirname(missing) !== missing && !(await exists(path.dirname(missing)))) {
+    missing = path.dirname(missing);
+  }
+  return mkdir(missing).then(
+    // It worked this time: leave nothing behind, and report the first failure.
+    () => rmdir(missing).then(() => error),
+    (cause: unknown) => cause,
+  );
+}
+
+async function exists(file: string): Promise<boolean> {
+  return lstat(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Refuses anything but an absent path or an empty, non-symlink folder; never overwrites. */

@@ -1,0 +1,261 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  CLI,
+  type CliResult,
+  cleanEnv,
+  deterministicYaml,
+  makeProject,
+  runEb,
+  writeFile,
+} from "../helpers/project.js";
+
+/** Every line of a rows file parses; the rows (manifest left out). */
+function wholeRows(runDir: string): { id: string; sample: number }[] {
+  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").split("\n");
+  expect(lines.at(-1)).toBe("");
+  const parsed = lines.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(parsed[0]).toHaveProperty("manifest");
+  return parsed.slice(1) as { id: string; sample: number }[];
+}
+
+function checksProject(count: number, script = "pass"): string {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++)
+    files[`eval_checks/c${i}.yaml`] = deterministicYaml(`c${i}`, script);
+  return makeProject(files);
+}
+
+function start(args: readonly string[]): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv() });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const done = new Promise<CliResult>((resolve) =>
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const mounts: string[] = [];
+afterEach(() => {
+  for (const dir of mounts.splice(0)) {
+    try {
+      execFileSync("umount", [dir]);
+    } catch {
+      // already gone
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A tmpfs of `size` (e.g. "64k"); null, said loudly, where mounting is not permitted. */
+function tinyDisk(size: string, readOnly = false): string | null {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "eb-disk-"));
+  try {
+    execFileSync("mount", [
+      "-t",
+      "tmpfs",
+      "-o",
+      `size=${size}${readOnly ? ",ro" : ""}`,
+      "tmpfs",
+      dir,
+    ]);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    console.warn(`skipped: cannot mount a tmpfs here (${String(error).split("\n")[0]})`);
+    return null;
+  }
+  mounts.push(dir);
+  return dir;
+}
+
+describe("one writer per run folder", () => {
+  it("two eb run --flat-output into one empty folder: one runs, the other is refused", async () => {
+    const project = checksProject(4);
+    for (let trial = 0; trial < 6; trial++) {
+      const out = path.join(project, `out-${trial}`);
+      mkdirSync(out);
+      const args = ["run", "--cwd", project, "--flat-output", "--output-dir", out];
+      const [a, b] = await Promise.all([start(args).done, start(args).done]);
+      const codes = [a.code, b.code].sort();
+      expect(codes).toEqual([0, 2]);
+      const refused = a.code === 2 ? a : b;
+      expect(refused.stderr).toMatch(/being written by another eb|the folder is not empty/);
+      expect(refused.stderr).not.toContain("unexpected failure");
+      expect(
+        wholeRows(out)
+          .map((row) => row.id)
+          .sort(),
+      ).toEqual(["c0", "c1", "c2", "c3"]);
+      expect(existsSync(path.join(out, ".eval-banana.lock"))).toBe(false);
+    }
+  });
+
+  it("--resume of a folder still being written is refused; after a kill -9 it is taken over", async () => {
+    const wait =
+      "import json, sys, pathlib, time\nctx = json.load(open(sys.argv[1]))\nroot = pathlib.Path(ctx['project_root'])\nwhile not (root / 'go').exists(): time.sleep(0.05)";
+    const project = makeProject({
+      "eval_checks/a.yaml": deterministicYaml("a", "pass"),
+      "eval_checks/b.yaml": deterministicYaml("b", wait),
+    });
+    const out = path.join(project, "out");
+    const first = start(["run", "--cwd", project, "--flat-output", "--output-dir", out]);
+    await until(
+      () => existsSync(path.join(out, "rows.jsonl")) && wholeRows(out).length === 1,
+      "check a",
+    );
+    const second = await runEb(["run", "--cwd", project, "--resume", out]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`being written by another eb (pid ${first.child.pid})`);
+
+    first.child.kill("SIGKILL");
+    await first.done;
+    expect(existsSync(path.join(out, ".eval-banana.lock"))).toBe(true);
+    writeFile(project, "go", "");
+    const resumed = await runEb(["run", "--cwd", project, "--resume", out]);
+    expect(resumed.code).toBe(0);
+    expect(
+      wholeRows(out)
+        .map((row) => row.id)
+        .sort(),
+    ).toEqual(["a", "b"]);
+  });
+});
+
+describe("--resume refuses without touching anything", () => {
+  it("a last row that lost only its newline is a row; a refusal leaves the file byte for byte", async () => {
+    const project = checksProject(2);
+    const out = path.join(project, "out");
+    expect(
+      (await runEb(["run", "--cwd", project, "--flat-output", "--output-dir", out])).code,
+    ).toBe(0);
+    const file = path.join(out, "rows.jsonl");
+    // Drop c1's row and the newline after c0's: as a crash between two writes leaves it.
+    const lines = readFileSync(file, "utf8").split("\n");
+    const c0 = lines.findIndex((line) => line.includes('"id":"c0"'));
+    const manifest = lines[0]!.replace(/"ended_at":"[^"]*"/, '"ended_at":null');
+    writeFileSync(file, `${manifest}\n${lines[c0]}`);
+    const before = readFileSync(file);
+
+    writeFile(project, "eval_checks/c1.yaml", deterministicYaml("c1", "print('changed')"));
+    const refused = await runEb(["run", "--cwd", project, "--resume", out]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("definitions changed");
+    expect(readFileSync(file).equals(before)).toBe(true);
+
+    writeFile(project, "eval_checks/c1.yaml", deterministicYaml("c1", "pass"));
+    const resumed = await runEb(["run", "--cwd", project, "--resume", out]);
+    expect(resumed.code).toBe(0);
+    expect(wholeRows(out).map((row) => row.id)).toEqual(["c0", "c1"]);
+  });
+
+  it.each([
+    ["an empty rows file", (dir: string) => writeFileSync(path.join(dir, "rows.jsonl"), "")],
+    [
+      "a torn first line",
+      (dir: string) => writeFileSync(path.join(dir, "rows.jsonl"), '{"manifest": {"tool": "eval'),
+    ],
+    [
+      "rows without a manifest",
+      (dir: string) => writeFileSync(path.join(dir, "rows.jsonl"), '{"id":"c0","score":1}\n'),
+    ],
+    ["a folder named rows.jsonl", (dir: string) => mkdirSync(path.join(dir, "rows.jsonl"))],
+  ])("--resume on %s: a one-line error, exit 2", async (_what, make) => {
+    const project = checksProject(1);
+    const out = path.join(project, "out");
+    mkdirSync(out);
+    make(out);
+    const result = await runEb(["run", "--cwd", project, "--resume", out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /--resume .*: (not a run folder|its manifest is not one eb wrote)/,
+    );
+    expect(result.stderr).not.toContain("unexpected failure");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("an output folder eb cannot create", () => {
+  it.each([
+    ["a regular file", (project: string) => writeFile(project, "out", "x")],
+    [
+      "a symbolic link loop",
+      (project: string) => {
+        symlinkSync(path.join(project, "loop-b"), path.join(project, "loop-a"));
+        symlinkSync(path.join(project, "loop-a"), path.join(project, "loop-b"));
+        return path.join(project, "loop-a", "out");
+      },
+    ],
+  ])("--output-dir through %s: a one-line error, exit 2, nothing run", async (_what, make) => {
+    const project = checksProject(1);
+    const out = make(project);
+    const result = await runEb(["run", "--cwd", project, "--output-dir", out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("cannot create the run folder");
+    expect(result.stderr).not.toContain("unexpected failure");
+  });
+
+  it("--output-dir on a read-only mount: a one-line error, exit 2", async () => {
+    const disk = tinyDisk("64k", true);
+    if (disk === null) return;
+    const project = checksProject(1);
+    const result = await runEb(["run", "--cwd", project, "--output-dir", disk]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("EROFS (read-only file system)");
+  });
+});
+
+describe("a full disk", () => {
+  it("stops the run with exit 1 and a message; the rows stay valid; --resume finishes it", async () => {
+    const disk = tinyDisk("48k");
+    if (disk === null) return;
+    const project = checksProject(60);
+    const out = path.join(disk, "run");
+    const full = await runEb(["run", "--cwd", project, "--flat-output", "--output-dir", out]);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toContain("ENOSPC (no space left on device)");
+    expect(full.stderr).toContain(`--resume ${out}`);
+    expect(full.stderr).not.toContain("unexpected failure");
+    const written = readFileSync(path.join(out, "rows.jsonl"), "utf8");
+    // Whole lines only, but for at most one cut short at the very end.
+    const lines = written.split("\n").slice(0, -1);
+    for (const line of lines) JSON.parse(line);
+    expect(lines.length - 1).toBeLessThan(60);
+
+    execFileSync("mount", ["-o", "remount,size=16m", disk]);
+    const resumed = await runEb(["run", "--cwd", project, "--resume", out]);
+    expect(resumed.code).toBe(0);
+    const ids = wholeRows(out).map((row) => row.id);
+    expect(new Set(ids).size).toBe(60);
+    expect(ids).toHaveLength(60);
+    expect(readdirSync(path.join(out, "checks")).filter((f) => f.endsWith(".json"))).toHaveLength(
+      60,
+    );
+  });
+});
