@@ -12,6 +12,8 @@ export interface RunCasesOptions extends RunOptions<"cases"> {
   model?: string | undefined;
   /** A command line that reads a case as JSON on stdin and prints its output; runs in `cwd`. */
   command?: string | undefined;
+  /** eb's own API key variables the command still gets (it gets none of them by default). */
+  targetEnv?: readonly string[] | undefined;
   /** Samples per case (default 1). */
   k?: number | undefined;
   /** Default 0. */

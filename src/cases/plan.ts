@@ -108,10 +108,11 @@ function caseScrubber(options: RunCasesOptions, apiBase: string, apiKey: string 
 /** Where eb reads its API key; a `--target` program does not inherit them. */
 const API_KEY_VARIABLES = ["EVAL_BANANA_API_KEY", "OPENAI_API_KEY"];
 
-/** The environment of a `--target` program: eb's own, less eb's API key. */
+/** The environment of a `--target` program: eb's own, less eb's API key unless passed on. */
 function targetEnv(options: RunCasesOptions): NodeJS.ProcessEnv {
   const env = { ...environmentOf(options) };
-  for (const name of API_KEY_VARIABLES) delete env[name];
+  const passed = new Set(options.targetEnv ?? []);
+  for (const name of API_KEY_VARIABLES) if (!passed.has(name)) delete env[name];
   return env;
 }
 
@@ -124,6 +125,12 @@ interface TargetRequest {
 
 function checkRequest(options: RunCasesOptions): TargetRequest {
   const target = targetOf(options);
+  const unknown = (options.targetEnv ?? []).filter((name) => !API_KEY_VARIABLES.includes(name));
+  if (unknown.length > 0) {
+    throw new InputError(
+      `--target-env ${unknown.join(", ")}: only ${API_KEY_VARIABLES.join(" and ")} are withheld from --target; it inherits every other variable already`,
+    );
+  }
   const k = options.k ?? 1;
   if (!Number.isInteger(k) || k < 1) {
     throw new InputError(`-k must be a whole number ≥ 1, got ${k}`);

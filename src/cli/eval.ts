@@ -13,6 +13,7 @@ export interface EvalFlags extends Record<string, unknown> {
   projectConfig: boolean;
   model?: string;
   target?: string;
+  targetEnv?: string[];
   k?: string;
   temperature?: string;
   maxTokens?: string;
@@ -43,6 +44,7 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
       cases,
       model: flags.model,
       command: flags.target,
+      targetEnv: flags.targetEnv,
       k: integer("-k", flags.k),
       temperature: number("--temperature", flags.temperature),
       maxTokens: integer("--max-tokens", flags.maxTokens),

@@ -108,7 +108,9 @@ Targets (exactly one):
                    read from EVAL_BANANA_API_KEY, else OPENAI_API_KEY (never a flag or a file)
   --target CMD     CMD runs once per sample, without a shell, in --cwd; it reads
                    {"id","stratum","messages","sample"} as JSON on stdin and prints its output on
-                   stdout; a non-zero exit or a timeout is an error sample
+                   stdout; a non-zero exit or a timeout is an error sample. It inherits eb's
+                   environment without EVAL_BANANA_API_KEY and OPENAI_API_KEY (--target-env NAME
+                   passes one on); any key it echoes is written as [redacted]
   Judge graders ask --judge MODEL through the same endpoint and cache, so they need the key too.
 
 Cache: answers are stored in pack files under --cache-dir, keyed on the endpoint, model,
@@ -142,6 +144,11 @@ addSettingOptions(
       .argument("<cases>", "JSONL case file, one case per line (relative to --cwd)")
       .option("-m, --model <MODEL>", "model to evaluate, behind the OpenAI-compatible endpoint")
       .option("--target <COMMAND>", "program to evaluate instead of a model (see below)")
+      .option(
+        "--target-env <NAME>",
+        "pass eb's own API key variable NAME (EVAL_BANANA_API_KEY, OPENAI_API_KEY) on to --target (repeatable)",
+        collect,
+      )
       .option("-k <N>", "samples per case (default 1)")
       .option("--temperature <NUM>", "sampling temperature sent with -m (default 0)")
       .option("--max-tokens <INT>", "max_tokens sent with -m (default: not sent)")
