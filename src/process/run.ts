@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, type WriteStream } from "node:fs";
-import type { Readable } from "node:stream";
-import { Tail } from "./tail.js";
+import type { Scrubber } from "../secrets/scrubber.js";
+import { Capture } from "./capture.js";
 
 export interface ProcessSpec {
   command: string;
@@ -18,6 +17,8 @@ export interface ProcessSpec {
   /** How many trailing characters of each stream are kept in memory (default 2000). */
   keepChars?: number;
   signal?: AbortSignal;
+  /** Replaces secrets in the files and the tails (the text is then written back as UTF-8). */
+  scrubber?: Scrubber;
 }
 
 export interface ProcessResult {
@@ -32,13 +33,20 @@ export interface ProcessResult {
   stderr: string;
   stderrChars: number;
   stderrTruncated: boolean;
+  /**
+   * Why a stream file stopped being written ("could not write <path>: ENOSPC (no space left on
+   * device)"; both files' reasons joined by "; "), or null. The tails are complete all the same.
+   */
+  writeError: string | null;
   ms: number;
 }
 
 /** Time between SIGTERM and SIGKILL for the process group. */
 const KILL_GRACE_MS = 2000;
-/** After the process exits, pipes with no data for this long are closed (see the exit handler). */
+/** After the process exits, pipes with no data for this long are closed (see closePipesSoon). */
 const PIPE_IDLE_MS = 1000;
+/** ...and pipes still busy this long after the exit are closed all the same. */
+const PIPE_GRACE_MS = 2000;
 
 /**
  * Runs one process without a shell, in its own process group, streaming stdout/stderr to files
@@ -47,8 +55,8 @@ const PIPE_IDLE_MS = 1000;
 export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const started = performance.now();
   const keep = spec.keepChars ?? 2000;
-  const out = new Capture(keep, spec.stdoutFile);
-  const err = new Capture(keep, spec.stderrFile);
+  const out = new Capture(keep, spec.stdoutFile, spec.scrubber);
+  const err = new Capture(keep, spec.stderrFile, spec.scrubber);
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
@@ -110,25 +118,35 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
         stderr: err.tail.text(),
         stderrChars: err.tail.chars,
         stderrTruncated: err.tail.truncated,
+        writeError: joinedOrNull([out.writeError, err.writeError]),
         ms: Math.floor(performance.now() - started),
       });
     };
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       group.leaderExited();
-      // A grandchild may hold our pipes open forever: stop reading once they fall idle.
-      const watch = setInterval(() => {
-        if (out.busy(PIPE_IDLE_MS) || err.busy(PIPE_IDLE_MS)) return;
-        clearInterval(watch);
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        void finish();
-      }, PIPE_IDLE_MS / 4);
-      watch.unref();
-      child.once("close", () => clearInterval(watch));
+      closePipesSoon(child, [out, err], () => void finish());
     });
     child.on("close", () => void finish());
   });
+}
+
+/**
+ * Once the leader exited, a grandchild may hold our pipes open forever, even one that left the
+ * group (setsid) and so outlived its kill: they are closed once idle, or after a grace at most.
+ */
+function closePipesSoon(child: ChildProcess, captures: readonly Capture[], done: () => void) {
+  const exitedAt = performance.now();
+  const watch = setInterval(() => {
+    const graceOver = performance.now() - exitedAt >= PIPE_GRACE_MS;
+    if (!graceOver && captures.some((capture) => capture.busy(PIPE_IDLE_MS))) return;
+    clearInterval(watch);
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    done();
+  }, PIPE_IDLE_MS / 4);
+  watch.unref();
+  child.once("close", () => clearInterval(watch));
 }
 
 function failedToStart(error: unknown, started: number): ProcessResult {
@@ -144,8 +162,14 @@ function failedToStart(error: unknown, started: number): ProcessResult {
     stderr: "",
     stderrChars: 0,
     stderrTruncated: false,
+    writeError: null,
     ms: Math.floor(performance.now() - started),
   };
+}
+
+function joinedOrNull(reasons: readonly (string | null)[]): string | null {
+  const given = reasons.filter((reason) => reason !== null);
+  return given.length === 0 ? null : given.join("; ");
 }
 
 /** SIGTERM to the whole group, SIGKILL after a grace period. */
@@ -177,53 +201,5 @@ class GroupKiller {
     } catch {
       // The group is already gone.
     }
-  }
-}
-
-/** One output stream: the full bytes to a file (opened lazily), a bounded tail in memory. */
-class Capture {
-  readonly tail: Tail;
-  private file: WriteStream | undefined;
-
-  constructor(
-    keepChars: number,
-    private readonly path: string | undefined,
-  ) {
-    this.tail = new Tail(keepChars);
-  }
-
-  private lastData = performance.now();
-  private paused = false;
-
-  /** True while data still flows (or waits for the file) within the last `idleMs`. */
-  busy(idleMs: number): boolean {
-    return this.paused || performance.now() - this.lastData < idleMs;
-  }
-
-  /** Reads the stream; pauses it while the file lags, so memory stays bounded. */
-  attach(stream: Readable): void {
-    stream.on("data", (chunk: Buffer) => {
-      this.lastData = performance.now();
-      this.tail.push(chunk);
-      if (!this.path) return;
-      this.file ??= createWriteStream(this.path);
-      if (this.file.write(chunk)) return;
-      stream.pause();
-      this.paused = true;
-      this.file.once("drain", () => {
-        this.paused = false;
-        this.lastData = performance.now();
-        stream.resume();
-      });
-    });
-  }
-
-  close(): Promise<void> {
-    const file = this.file;
-    if (!file) return Promise.resolve();
-    return new Promise((resolve) => {
-      file.on("error", () => resolve());
-      file.end(() => resolve());
-    });
   }
 }

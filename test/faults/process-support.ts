@@ -100,3 +100,37 @@ export function agentProject(mode: string, timeoutSeconds = 300) {
   });
   return project;
 }
+
+/**
+ * Python for a deterministic check whose forked child calls setsid() (so it leaves the check's
+ * process group) and writes to the inherited stdout forever, a closed pipe included. The
+ * leader writes the child's pid to `pidFile` (outside the project, for the test's cleanup),
+ * then sleeps until killed.
+ */
+export function escapeeScript(pidFile: string): string {
+  return [
+    "import os, sys, time",
+    "pid = os.fork()",
+    "if pid == 0:",
+    "    os.setsid()",
+    "    while True:",
+    "        try:",
+    "            print('x' * 80, flush=True)",
+    "        except OSError:",
+    "            pass",
+    "        time.sleep(0.02)",
+    `with open(${JSON.stringify(pidFile)}, 'w') as f:`,
+    "    f.write(str(pid))",
+    "time.sleep(120)",
+  ].join("\n");
+}
+
+/** SIGKILL to the pid in `file`, if it was written and the process still runs. */
+export function killPidIn(file: string): void {
+  if (!existsSync(file)) return;
+  try {
+    process.kill(Number(readFileSync(file, "utf8")), "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
