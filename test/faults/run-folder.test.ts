@@ -258,4 +258,17 @@ describe("a full disk", () => {
       60,
     );
   });
+
+  it("a check printing more than the disk holds: an error, exit 1, no crash", async () => {
+    const disk = tinyDisk("64k");
+    if (disk === null) return;
+    const project = makeProject({
+      "eval_checks/loud.yaml": deterministicYaml("loud", "print('x' * 400_000)"),
+    });
+    const out = path.join(disk, "run");
+    const result = await runEb(["run", "--cwd", project, "--flat-output", "--output-dir", out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr + result.stdout).toContain("ENOSPC (no space left on device)");
+    expect(result.stderr).not.toContain("unexpected failure");
+  });
 });

@@ -49,8 +49,9 @@ export async function runDeterministic(
     stdoutFile: path.join(context.checksDir, `${context.stem}.stdout.txt`),
     stderrFile: path.join(context.checksDir, `${context.stem}.stderr.txt`),
     signal: context.signal,
+    scrubber: context.scrubber,
   });
-  return outcomeOf(result, config.checkTimeoutSeconds);
+  return outcomeOf(result, config.checkTimeoutSeconds, context.checksDir);
 }
 
 async function scriptArgs(
@@ -69,7 +70,7 @@ async function scriptArgs(
   return [inline, contextPath];
 }
 
-function outcomeOf(result: ProcessResult, timeoutSeconds: number): ExecOutcome {
+function outcomeOf(result: ProcessResult, timeoutSeconds: number, checksDir: string): ExecOutcome {
   const streams = {
     stdout: result.stdout,
     stdoutChars: result.stdoutChars,
@@ -90,6 +91,10 @@ function outcomeOf(result: ProcessResult, timeoutSeconds: number): ExecOutcome {
     };
   }
   const exitCode = result.exitCode ?? signalExitCode(result.signal);
+  const unsaved = unsavedOutput(result, checksDir);
+  if (unsaved !== null) {
+    return { ...streams, status: "error", reason: null, errorDetail: unsaved, exitCode };
+  }
   return {
     ...streams,
     status: exitCode === 0 ? "passed" : "failed",
@@ -97,6 +102,15 @@ function outcomeOf(result: ProcessResult, timeoutSeconds: number): ExecOutcome {
     errorDetail: null,
     exitCode,
   };
+}
+
+/**
+ * Why a check's output files could not be written (a full disk), with run-relative paths; the
+ * verdict of a check whose evidence was lost is not trusted.
+ */
+export function unsavedOutput(result: ProcessResult, checksDir: string): string | null {
+  if (result.writeError === null) return null;
+  return `${result.writeError.replaceAll(checksDir, "checks")}; the check's output was not saved`;
 }
 
 /** A signal-killed script is a failure with a negative code, as Python's subprocess reports. */

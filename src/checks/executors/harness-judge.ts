@@ -6,7 +6,7 @@ import { extractVerdict, NO_VERDICT_MESSAGE } from "../../judge/verdict.js";
 import { runProcess } from "../../process/run.js";
 import { lastLine } from "../../process/tail.js";
 import type { HarnessJudgeCheck } from "../types.js";
-import { errorOutcome } from "./deterministic.js";
+import { errorOutcome, unsavedOutput } from "./deterministic.js";
 import type { ExecContext, ExecOutcome } from "./types.js";
 
 /** Agents may print megabytes before the verdict; keep this much of stdout to search. */
@@ -59,6 +59,7 @@ export async function runHarnessJudge(
     stderrFile: path.join(context.checksDir, `${stem}.stderr.txt`),
     keepChars: VERDICT_SEARCH_CHARS,
     signal: context.signal,
+    scrubber: context.scrubber,
   });
   if (result.stdoutChars > 0) details.raw_response_path = `checks/${stem}.stdout.txt`;
   const streams = {
@@ -83,6 +84,8 @@ export async function runHarnessJudge(
       `Harness judge subprocess timed out after ${config.harness.timeoutSeconds} seconds`,
     );
   }
+  const unsaved = unsavedOutput(result, context.checksDir);
+  if (unsaved !== null) return error(unsaved);
   if (result.exitCode !== 0) {
     const last = (lastLine(result.stderr) ?? lastLine(result.stdout))?.slice(0, 300);
     const how =
