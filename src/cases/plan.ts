@@ -204,6 +204,8 @@ async function chatTarget(
     apiKey,
     timeoutMs: settings.timeoutSeconds * 1000,
     maxRetries: settings.maxRetries,
+    maxRetryWaitMs: settings.maxRetryWaitSeconds * 1000,
+    maxResponseBytes: settings.maxResponseMb * 1_000_000,
     cache,
   });
 }

@@ -98,6 +98,8 @@ const EVAL_SETTINGS = [
   "eval.workers",
   "eval.timeout_seconds",
   "eval.max_retries",
+  "eval.max_retry_wait_seconds",
+  "eval.max_response_mb",
   "eval.cache_dir",
   "eval.pass_threshold",
 ] as const satisfies readonly SettingId[];

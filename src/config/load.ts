@@ -53,6 +53,10 @@ export interface EvalConfig {
   workers: number;
   timeoutSeconds: number;
   maxRetries: number;
+  /** The longest single wait before a retry, whatever Retry-After asks. */
+  maxRetryWaitSeconds: number;
+  /** The largest answer body read (decompressed). */
+  maxResponseMb: number;
   /** Absolute. */
   cacheDir: string;
   /** Minimum pass rate for exit 0; null = none. */
@@ -141,6 +145,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       workers: get("eval.workers"),
       timeoutSeconds: get("eval.timeout_seconds"),
       maxRetries: get("eval.max_retries"),
+      maxRetryWaitSeconds: get("eval.max_retry_wait_seconds"),
+      maxResponseMb: get("eval.max_response_mb"),
       cacheDir: path.resolve(projectRoot, get("eval.cache_dir")),
       passThreshold: get("eval.pass_threshold") ?? null,
     },

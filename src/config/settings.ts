@@ -30,7 +30,20 @@ export interface Setting {
 
 const text = z.string().min(1, "must not be empty");
 const positiveInt = z.number().int("must be a whole number").min(1, "must be at least 1");
-const positiveSeconds = z.number().positive("must be greater than 0");
+/** Node fires a timer set for more than 2^31 - 1 ms at once: no wait may be longer than this. */
+const MAX_TIMER_SECONDS = 2_147_483;
+const tooLong = `must be at most ${MAX_TIMER_SECONDS} seconds (24.8 days)`;
+const positiveSeconds = z
+  .number()
+  .positive("must be greater than 0")
+  .max(MAX_TIMER_SECONDS, tooLong);
+const wholeSeconds = positiveInt.max(MAX_TIMER_SECONDS, tooLong);
+const waitSeconds = z.number().min(0, "must be 0 or more").max(MAX_TIMER_SECONDS, tooLong);
+/** An answer is read into one string, and a JavaScript string holds at most about 512 MB. */
+const answerMegabytes = z
+  .number()
+  .positive("must be greater than 0")
+  .max(500, "must be at most 500 (an answer is held as one string)");
 const fraction = z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
 const count = z.number().int("must be a whole number").min(0, "must be 0 or more");
 
@@ -132,7 +145,7 @@ export const SETTINGS = [
     key: "timeout_seconds",
     env: "HARNESS_TIMEOUT_SECONDS",
     kind: "integer",
-    schema: positiveInt,
+    schema: wholeSeconds,
     default: 300,
     help: "wall-clock limit of one agent run, in seconds",
   },
@@ -182,7 +195,25 @@ export const SETTINGS = [
     kind: "integer",
     schema: count,
     default: 4,
-    help: "retries of a call answered 408/409/429/5xx or cut off, with backoff (Retry-After is honoured)",
+    help: "retries of a call answered 408/409/429/5xx or cut off, with backoff (Retry-After honoured up to max_retry_wait_seconds)",
+  },
+  {
+    section: "eval",
+    key: "max_retry_wait_seconds",
+    env: "MAX_RETRY_WAIT_SECONDS",
+    kind: "number",
+    schema: waitSeconds,
+    default: 30,
+    help: "longest wait before one retry, in seconds, whatever Retry-After asks",
+  },
+  {
+    section: "eval",
+    key: "max_response_mb",
+    env: "MAX_RESPONSE_MB",
+    kind: "number",
+    schema: answerMegabytes,
+    default: 10,
+    help: "largest answer read from the endpoint, in MB once decompressed; a larger one is an error sample",
   },
   {
     section: "eval",

@@ -1,10 +1,16 @@
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "openai";
 import { z } from "zod";
 import { InterruptedError, interruptible } from "./abort.js";
 import type { Cache } from "./cache.js";
 import { type ChatRequestIdentity, chatCacheKey } from "./cache-key.js";
-import { createHttpFetch } from "./http-fetch.js";
+import { createHttpFetch, EndpointError } from "./http-fetch.js";
 import { redactUrl } from "./redact.js";
+import { askedWaitMs, type RetryPolicy, withRetries } from "./retry.js";
 import { readStoredResult, storedResult } from "./stored-result.js";
 import type { CaseTarget, ChatResult, Message } from "./types.js";
 
@@ -26,24 +32,33 @@ export interface ChatTargetOptions {
   apiKey: string;
   /** Per attempt, including reading the body. */
   timeoutMs?: number;
-  /** Retries of 408/409/429/5xx and connection errors, with backoff; Retry-After is honoured. */
+  /** Retries of 408/409/429/5xx and connection errors, with backoff or as Retry-After says. */
   maxRetries?: number;
+  /** The longest single wait before a retry, whatever Retry-After asks. */
+  maxRetryWaitMs?: number;
+  /** The largest answer body read (decompressed); a larger one is an error, not cached. */
+  maxResponseBytes?: number;
   cache: Cache | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_RETRIES = 4;
+const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
 
 /** An OpenAI-compatible chat-completions endpoint, cached on the exact request + sample index. */
 export function createChatTarget(options: ChatTargetOptions): ChatTarget {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const retries: RetryPolicy = {
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
+  };
   const client = new OpenAI({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     timeout: timeoutMs,
-    maxRetries,
-    fetch: createHttpFetch(),
+    // Retried by withRetries (see there); the client's own would wait whatever it is told.
+    maxRetries: 0,
+    fetch: createHttpFetch({ maxBodyBytes: options.maxResponseBytes }),
   });
   const describe = (model: string) => `model "${model}" at ${redactUrl(options.baseURL)}`;
   const call = async (request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> => {
@@ -57,13 +72,13 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
     let answer: unknown;
     try {
       answer = await interruptible(signal, (own) =>
-        client.chat.completions.create(body, own ? { signal: own } : undefined),
+        withRetries(retries, own, () =>
+          client.chat.completions.create(body, own ? { signal: own } : undefined),
+        ),
       );
     } catch (error) {
-      throw failure(
-        `${describe(request.model)}: ${callErrorText(error, timeoutMs, maxRetries + 1)}`,
-        options,
-      );
+      const text = `${callErrorText(error, timeoutMs, retries.maxRetries + 1)}${waitNote(error, retries)}`;
+      throw failure(`${describe(request.model)}: ${text}`, options);
     }
     const ms = Math.round(performance.now() - started);
     try {
@@ -154,10 +169,24 @@ function callErrorText(error: unknown, timeoutMs: number, attempts: number): str
     return `timed out after ${timeoutMs / 1000}s${each}`;
   }
   if (error instanceof InterruptedError || error instanceof APIUserAbortError) return "interrupted";
+  // What the transport refused says so itself; "Connection error." would only hide it.
+  if (error instanceof APIConnectionError && error.cause instanceof EndpointError) {
+    return error.cause.message;
+  }
   if (error instanceof SyntaxError)
     return `endpoint answered with malformed JSON (${error.message})`;
   if (error instanceof APIError && error.status !== undefined) return `HTTP ${error.message}`;
   return errorText(error);
+}
+
+/** When the retries came sooner than the endpoint asked: else the row reads as if eb ignored it. */
+function waitNote(error: unknown, retries: RetryPolicy): string {
+  const asked = askedWaitMs(error);
+  if (retries.maxRetries === 0 || asked === null || asked <= retries.maxWaitMs) return "";
+  return (
+    ` (the endpoint asked to wait ${Math.round(asked / 1000)}s before retrying; eb waits at ` +
+    `most ${retries.maxWaitMs / 1000}s, [eval] max_retry_wait_seconds)`
+  );
 }
 
 function errorText(error: unknown): string {

@@ -59,6 +59,8 @@ describe("flag names", () => {
       "eval.workers": "--workers",
       "eval.timeout_seconds": "--timeout-seconds",
       "eval.max_retries": "--max-retries",
+      "eval.max_retry_wait_seconds": "--max-retry-wait-seconds",
+      "eval.max_response_mb": "--max-response-mb",
       "eval.cache_dir": "--cache-dir",
       "eval.pass_threshold": "--pass-threshold",
     });

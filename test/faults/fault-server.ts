@@ -17,7 +17,9 @@ export type Fault =
   /** Resets the connection as soon as the request is in. */
   | { kind: "reset" }
   /** Waits, then does what `next` says. */
-  | { kind: "delay"; ms: number; next: Fault };
+  | { kind: "delay"; ms: number; next: Fault }
+  /** Answers through `respond`: for bodies too large or too odd to spell out as a reply. */
+  | { kind: "respond"; respond: (res: ServerResponse) => void };
 
 export type FaultScript = (request: SeenRequest, index: number) => Fault;
 
@@ -74,6 +76,9 @@ function act(fault: Fault, res: ServerResponse): void {
       break;
     case "delay":
       setTimeout(() => act(fault.next, res), fault.ms);
+      break;
+    case "respond":
+      fault.respond(res);
       break;
     case "reply": {
       const text = typeof fault.body === "string" ? fault.body : JSON.stringify(fault.body ?? {});

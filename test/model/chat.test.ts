@@ -44,7 +44,14 @@ afterEach(async () => {
 /** Caches made by target(), flushed by flushed() as the end of a run would. */
 const openCaches: RunCache[] = [];
 
-function target(options: { timeoutMs?: number; maxRetries?: number; cacheDir?: string } = {}) {
+interface TargetOptions {
+  timeoutMs?: number;
+  maxRetries?: number;
+  maxRetryWaitMs?: number;
+  cacheDir?: string;
+}
+
+function target(options: TargetOptions = {}) {
   const cache = options.cacheDir ? createCache(options.cacheDir) : null;
   if (cache) openCaches.push(cache);
   return createChatTarget({
@@ -52,6 +59,7 @@ function target(options: { timeoutMs?: number; maxRetries?: number; cacheDir?: s
     apiKey: KEY,
     timeoutMs: options.timeoutMs ?? 2000,
     maxRetries: options.maxRetries ?? 2,
+    ...(options.maxRetryWaitMs === undefined ? {} : { maxRetryWaitMs: options.maxRetryWaitMs }),
     cache,
   });
 }
@@ -155,6 +163,51 @@ describe("createChatTarget", () => {
     const message = await failure(target({ maxRetries: 1 }).complete(request, 0));
     expect(message).toMatch(/^model "m1" at http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 503 overloaded$/);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("waits no longer than maxRetryWaitMs, whatever Retry-After asks, and says so", async () => {
+    server.script = () => ({
+      status: 429,
+      headers: { "retry-after": "3600" },
+      body: { error: { message: "slow down" } },
+    });
+    const started = performance.now();
+    const message = await failure(
+      target({ maxRetries: 2, maxRetryWaitMs: 50 }).complete(request, 0),
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(server.requests).toHaveLength(3);
+    expect(message).toMatch(
+      /HTTP 429 slow down \(the endpoint asked to wait 3600s before retrying; eb waits at most 0\.05s, \[eval\] max_retry_wait_seconds\)$/,
+    );
+  });
+
+  it("ends within its attempts' timeouts plus the capped waits", async () => {
+    server.script = (_req, index) =>
+      index === 0 ? { status: 503, headers: { "retry-after": "3600" } } : "hang";
+    const started = performance.now();
+    const message = await failure(
+      target({ timeoutMs: 200, maxRetries: 1, maxRetryWaitMs: 100 }).complete(request, 0),
+    );
+    expect(message).toMatch(/timed out after 0\.2s/);
+    expect(performance.now() - started).toBeLessThan(2 * 200 + 100 + 250);
+  });
+
+  it("obeys x-should-retry either way", async () => {
+    server.queue.push({ status: 400, headers: { "x-should-retry": "true", "retry-after": "0" } });
+    expect((await target().complete(request, 0)).text).toBe("echo: hello");
+    server.queue.push({ status: 500, headers: { "x-should-retry": "false" } });
+    await failure(target().complete(request, 0));
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("does not retry what the transport refused, and says what it was", async () => {
+    server.script = () => ({ status: 307, headers: { location: "http://127.0.0.2:1/v1" } });
+    const message = await failure(target({ maxRetries: 3 }).complete(request, 0));
+    expect(message).toMatch(
+      /: the endpoint redirected to another origin \(http:\/\/127\.0\.0\.2:1\/v1\); set --api-base to the final URL$/,
+    );
+    expect(server.requests).toHaveLength(1);
   });
 
   it("times out a server that never answers", async () => {

@@ -2,14 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHttpFetch } from "../../src/model/http-fetch.js";
+import { createHttpFetch, EndpointError } from "../../src/model/http-fetch.js";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
-let closeServer: (() => Promise<void>) | null = null;
+const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  await closeServer?.();
-  closeServer = null;
+  for (const close of closers.splice(0)) await close();
 });
 
 /** A server answering with `handler`; counts the TCP connections it accepted. */
@@ -25,12 +24,13 @@ async function serve(handler: Handler) {
     socket.on("close", () => state.closed++);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  closeServer = () => {
+  const close = () => {
     server.closeAllConnections();
-    return new Promise((resolve) => server.close(() => resolve()));
+    return new Promise<void>((resolve) => server.close(() => resolve()));
   };
+  closers.push(close);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, state };
+  return { url, state, close };
 }
 
 const post = (body: string, signal?: AbortSignal): RequestInit => ({
@@ -133,4 +133,127 @@ describe("createHttpFetch", () => {
     }
     expect(state.closed).toBe(1);
   });
+
+  it("stops reading a body past maxBodyBytes and closes the connection", async () => {
+    let written = 0;
+    const { url, state } = await serve((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(64 * 1024, "a");
+      const more = () => {
+        while (!res.destroyed && written < 1000) {
+          written++;
+          if (!res.write(chunk)) return void res.once("drain", more);
+        }
+        res.end();
+      };
+      more();
+    });
+    const pending = createHttpFetch({ maxBodyBytes: 100_000 })(url, post(""));
+    await expect(pending).rejects.toThrow(/answer is larger than 0.1 MB/);
+    await expect(pending).rejects.toBeInstanceOf(EndpointError);
+    await until(() => state.closed === 1);
+    expect(written).toBeLessThan(100);
+  });
+
+  it("reads a body of exactly maxBodyBytes, and caps a compressed one once decoded", async () => {
+    const { url } = await serve((req, _body, res) => {
+      const gzip = req.url?.startsWith("/gz");
+      const body = Buffer.alloc(Number(req.url?.replace(/\D/g, "")), "a");
+      res.writeHead(200, gzip ? { "content-encoding": "gzip" } : {});
+      res.end(gzip ? gzipSync(body) : body);
+    });
+    const fetch = createHttpFetch({ maxBodyBytes: 1000 });
+    expect((await (await fetch(`${url}/1000`, post(""))).text()).length).toBe(1000);
+    expect((await (await fetch(`${url}/gz1000`, post(""))).text()).length).toBe(1000);
+    await expect(fetch(`${url}/1001`, post(""))).rejects.toThrow(/larger than 0.001 MB/);
+    await expect(fetch(`${url}/gz1001`, post(""))).rejects.toThrow(/larger than 0.001 MB/);
+  });
+
+  it("refuses a redirect to another origin without sending anything there", async () => {
+    const other = await serve((_req, _body, res) => res.end("{}"));
+    const { url } = await serve((_req, _body, res) => {
+      res.writeHead(307, { location: `${other.url}/v1/x` });
+      res.end();
+    });
+    await expect(createHttpFetch()(`${url}/v1/x`, post("{}"))).rejects.toThrow(
+      `the endpoint redirected to another origin (${other.url}/v1/x); set --api-base to the final URL`,
+    );
+    expect(other.state.connections).toBe(0);
+  });
+
+  it("refuses a redirect that would turn the POST into a GET, and follows a GET's", async () => {
+    const { url } = await serve((req, _body, res) => {
+      const status = Number(req.url?.slice(1));
+      if (status) res.writeHead(status, { location: "/final" });
+      res.end(JSON.stringify({ method: req.method, url: req.url }));
+    });
+    const fetch = createHttpFetch();
+    for (const status of [301, 302, 303]) {
+      await expect(fetch(`${url}/${status}`, post("{}")), String(status)).rejects.toThrow(
+        `the endpoint answered ${status}, which would resend the POST as a GET without its body`,
+      );
+      const get = await fetch(`${url}/${status}`, { method: "GET" });
+      expect(await get.json()).toEqual({ method: "GET", url: "/final" });
+    }
+    const put = await fetch(`${url}/308`, { method: "PUT", body: "x" });
+    expect(await put.json()).toEqual({ method: "PUT", url: "/final" });
+  });
+
+  it("names a redirect loop, or a chain too long to be anything else, in one line", async () => {
+    const { url } = await serve((req, _body, res) => {
+      const next = req.url === "/a" ? "/b" : req.url === "/b" ? "/a" : `${req.url}x`;
+      res.writeHead(307, { location: next });
+      res.end();
+    });
+    const fetch = createHttpFetch();
+    await expect(fetch(`${url}/a`, post(""))).rejects.toThrow(
+      `the endpoint redirects in a loop (${url}/a -> ${url}/b -> ${url}/a)`,
+    );
+    await expect(fetch(`${url}/c`, post(""))).rejects.toThrow(
+      `the endpoint redirected more than 5 times in a row (last to ${url}/cxxxxxx)`,
+    );
+  });
+
+  it("lets no URL credentials out in an error, its own or Node's", async () => {
+    const other = await serve((_req, _body, res) => res.end("{}"));
+    const { url } = await serve((_req, _body, res) => {
+      res.writeHead(307, { location: other.url.replace("//", "//u:LOCATIONPW@") });
+      res.end();
+    });
+    const closed = await serve(() => {});
+    await closed.close();
+    const withPassword = (base: string) => base.replace("//", "//user:URLPW@");
+    const fetch = createHttpFetch();
+    const errors = await Promise.all(
+      [withPassword(url), withPassword(closed.url), "http://user:URLPW@bad host/"].map((u) =>
+        fetch(u, post("")).then(
+          () => new Error("answered"),
+          (e: Error) => e,
+        ),
+      ),
+    );
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringContaining("another origin (http://[redacted]@127.0.0.1:"),
+      expect.stringMatching(/ECONNREFUSED/),
+      expect.stringMatching(/Invalid URL/),
+    ]);
+    for (const error of errors) {
+      expect(`${error.message} ${String(error.cause)} ${error.stack}`).not.toMatch(
+        /URLPW|LOCATIONPW/,
+      );
+    }
+  });
+
+  it("takes what the OpenAI client sends, and says so for anything else", async () => {
+    const fetch = createHttpFetch();
+    await expect(fetch(new Request("http://127.0.0.1:1/"))).rejects.toThrow(/not a Request/);
+    await expect(fetch("file:///etc/passwd")).rejects.toThrow(/http and https, not file:/);
+    const stream = { method: "POST", body: new Blob(["x"]) };
+    await expect(fetch("http://127.0.0.1:1/", stream)).rejects.toThrow(/text or byte body/);
+  });
 });
+
+async function until(condition: () => boolean, ms = 1000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!condition() && performance.now() < end) await new Promise((r) => setTimeout(r, 5));
+}
