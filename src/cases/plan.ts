@@ -62,7 +62,8 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const model = request.target.kind === "model" ? request.target.model : undefined;
   const apiKey = endpointKey(options, settings, model, judgeModel);
-  const cache = createCache(settings.cacheDir);
+  const scrubber = caseScrubber(options, settings.apiBase, apiKey);
+  const cache = createCache(settings.cacheDir, scrubber);
   const chat =
     apiKey === null
       ? null
@@ -90,7 +91,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     k: request.k,
     temperature: built.info.kind === "model" ? request.temperature : null,
     maxTokens: built.info.kind === "model" ? (request.maxTokens ?? null) : null,
-    scrubber: caseScrubber(options, settings.apiBase, apiKey),
+    scrubber,
     judgeVersions,
   };
 }

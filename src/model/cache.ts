@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { NO_SECRETS, type Scrubber } from "../secrets/scrubber.js";
 import type { JsonValue } from "./cache-key.js";
 import { closeAll, indexPacks, type PackIndex, PackWriter, readEntry } from "./pack-file.js";
 
@@ -26,7 +27,7 @@ export interface RunCache extends Cache {
  * a run with the cache off never reads them; entries written by this run are indexed as they are
  * appended. Entries other runs append meanwhile are seen by the next run.
  */
-export function createCache(dir: string): RunCache {
+export function createCache(dir: string, scrubber: Scrubber = NO_SECRETS): RunCache {
   const packsDir = join(dir, "packs");
   let unreadable = "";
   let index: PackIndex | null = null;
@@ -56,7 +57,8 @@ export function createCache(dir: string): RunCache {
     async set(key, value) {
       if (closed) return;
       const entries = opened().entries;
-      const at = writer.append(key, JSON.stringify(value));
+      // An answer that echoes a secret is cached without it, like everything else eb writes.
+      const at = writer.append(key, scrubber.scrub(JSON.stringify(value)));
       if (at !== null) entries.set(key, at);
     },
     async flush() {

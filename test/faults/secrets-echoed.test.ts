@@ -37,11 +37,13 @@ describe("a secret a child echoes back is written nowhere", () => {
       ECHO_NAMES: "EVAL_BANANA_API_KEY,OPENAI_API_KEY,MY_SERVICE_TOKEN",
     };
     const target = `${JSON.stringify(process.execPath)} ${JSON.stringify(ECHO)} target`;
-    const run = await runEb(["eval", "cases.jsonl", "--target", target, "-k", "2", "--verbose"], {
+    // --cache: the cache is one more file eb writes.
+    const run = await runEb(["eval", "cases.jsonl", "--target", target, "-k", "2", "--cache"], {
       cwd: root,
       env,
     });
     expect(run.code).toBe(1);
+    expect(filesUnder(path.join(root, ".eval-banana/cache")).length).toBeGreaterThan(0);
     const rows = readFileSync(
       path.join(root, filesUnder(root).find((f) => f.endsWith("rows.jsonl"))!),
       "utf8",
