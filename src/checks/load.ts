@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { InputError } from "../errors.js";
 import { type DiscoverOptions, discoverCheckFiles } from "./discover.js";
 import { parseCheck, parseYamlMapping } from "./parse.js";
@@ -9,6 +9,29 @@ export interface SelectOptions extends DiscoverOptions {
   checkId?: string | undefined;
   /** Keep checks having at least one of these tags. */
   tags?: readonly string[] | undefined;
+}
+
+/**
+ * The largest check file read. A check is a few lines of YAML (a script inline at most); a file
+ * past this is a mistake, and read whole it could exhaust memory, or past 2 GB not be read at all.
+ */
+export const MAX_CHECK_FILE_BYTES = 10 * 1024 * 1024;
+
+/** A check file's bytes; one over MAX_CHECK_FILE_BYTES is refused before it is read. */
+export async function readCheckFile(file: string): Promise<Uint8Array> {
+  const handle = await open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_CHECK_FILE_BYTES) {
+      const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+      throw new InputError(
+        `${file}: the check file is ${mb(size)}; the limit is ${mb(MAX_CHECK_FILE_BYTES)} — a check is a few lines of YAML: put a long script in a file (script_path), or move this file out of the checks folder`,
+      );
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Discovers, loads and selects checks; any invalid definition stops everything (InputError). */
@@ -23,7 +46,7 @@ export async function loadChecks(options: SelectOptions): Promise<Check[]> {
 
 async function loadAll(files: readonly string[]): Promise<Check[]> {
   const checks = await Promise.all(
-    files.map(async (file) => parseCheck(file, await readFile(file))),
+    files.map(async (file) => parseCheck(file, await readCheckFile(file))),
   );
   const seen = new Map<string, string>();
   for (const check of checks) {
@@ -42,7 +65,7 @@ async function loadAll(files: readonly string[]): Promise<Check[]> {
 /** Relaxed: only the file whose id matches must be valid, as in the Python original. */
 async function loadById(files: readonly string[], id: string): Promise<Check> {
   const contents = await Promise.all(
-    files.map(async (file) => ({ file, bytes: await readFile(file) })),
+    files.map(async (file) => ({ file, bytes: await readCheckFile(file) })),
   );
   const matches = contents.filter(({ file, bytes }) => rawId(file, bytes) === id);
   if (matches.length > 1) {

@@ -3,6 +3,7 @@ import { compareRuns } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
+import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface CompareFlags {
   margin: string;
@@ -29,10 +30,11 @@ export async function compareCommand(
     const missing = [...comparison.missingFromCandidate, ...comparison.missingFromBaseline];
     const json = { delta, ci_low: low, ci_high: high, broke, fixed, missing, margin, verdict };
     process.stdout.write(
-      `${JSON.stringify({ ...json, n: comparison.n, mde: comparison.mde, strata: comparison.strata, warnings: comparison.warnings }, null, 2)}\n`,
+      `${terminalSafeJson(JSON.stringify({ ...json, n: comparison.n, mde: comparison.mde, strata: comparison.strata, warnings: comparison.warnings }, null, 2))}\n`,
     );
   } else {
-    process.stdout.write(comparisonText(comparison));
+    // Ids and strata come from the rows.
+    process.stdout.write(terminalSafe(comparisonText(comparison)));
   }
   if (comparison.verdict === "pass") return EXIT.passed;
   if (comparison.verdict === "inconclusive" && flags.inconclusive === "pass") return EXIT.passed;

@@ -1,6 +1,7 @@
 import { listChecks } from "../checks/api.js";
 import { printWarning } from "./output.js";
 import { configOptions, type RunFlags } from "./run.js";
+import { terminalSafe } from "./terminal.js";
 
 /** One tab-separated line per check: id, type, description, source path. */
 export async function listCommand(flags: RunFlags): Promise<number> {
@@ -11,6 +12,7 @@ export async function listCommand(flags: RunFlags): Promise<number> {
   });
   for (const warning of warnings) printWarning(warning);
   const lines = checks.map((c) => [c.id, c.type, c.description, c.sourcePath].join("\t"));
-  process.stdout.write(lines.map((line) => `${line}\n`).join(""));
+  // Descriptions are the user's text: no escape sequence of theirs reaches the terminal.
+  process.stdout.write(terminalSafe(lines.map((line) => `${line}\n`).join("")));
   return 0;
 }

@@ -5,6 +5,7 @@ import { summarize } from "../report/run-summary.js";
 import { summaryText } from "../report/summary-text.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
+import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface ReportFlags {
   json?: boolean;
@@ -17,16 +18,17 @@ export interface ReportFlags {
 export async function reportCommand(run: string, flags: ReportFlags): Promise<number> {
   const config = await loadConfig({ cwd: flags.cwd });
   const rows = await readRun(run);
-  if (rows.truncatedLastLine) printWarning(`${rows.file}: the last line was cut short and skipped`);
+  for (const warning of rows.warnings) printWarning(warning);
   const summary = summarize(rows.tally, {
     method: flags.interval,
     seed: Number(flags.seed),
     pricing: config.pricing,
     judgeModel: rows.manifest?.judge_model ?? null,
   });
+  // Ids, strata, tags and grader names come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${JSON.stringify({ ...summary.stats, breakdown: summary.breakdown, flaky_items: summary.flaky, graders: summary.graders, latency: summary.latency, tokens: summary.tokens }, null, 2)}\n`
-    : summaryText(summary);
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, breakdown: summary.breakdown, flaky_items: summary.flaky, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, warnings: rows.warnings }, null, 2))}\n`
+    : terminalSafe(summaryText(summary));
   process.stdout.write(output);
   return EXIT.passed;
 }

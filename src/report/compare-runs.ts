@@ -3,7 +3,10 @@ import { type CompareOptions, type Comparison, comparePaired } from "../stats/co
 import { readRun } from "./read-rows.js";
 
 export interface RunComparison extends Comparison {
-  /** Reasons to distrust the pairing: different definitions, kinds or item sets. */
+  /**
+   * Reasons to distrust the pairing: fields either run's rows had wrong, different definitions,
+   * kinds or item sets.
+   */
   warnings: string[];
 }
 
@@ -16,13 +19,11 @@ export async function compareRuns(
   const [base, cand] = await Promise.all([readRun(baseline), readRun(candidate)]);
   const comparison = comparePaired(base.tally.items, cand.tally.items, options);
   const warnings = [
+    ...base.warnings,
+    ...cand.warnings,
     ...manifestWarnings(base.manifest, cand.manifest),
     ...missingWarnings(comparison),
   ];
-  for (const run of [base, cand]) {
-    if (run.truncatedLastLine)
-      warnings.push(`${run.file}: the last line was cut short and skipped`);
-  }
   return { ...comparison, warnings };
 }
 

@@ -1,0 +1,210 @@
+import type { StoredRow } from "../run/record.js";
+
+/** What one line of a rows file holds. */
+export type Line = StoredRow | { manifest: unknown };
+
+const FIX = " — fix the line, or the program that wrote it";
+
+/** The one fault a crash can leave on a last line: it stopped mid-write. */
+export const NOT_JSON = `not valid JSON (each line is one JSON object, a row)${FIX}`;
+
+/** A field that feeds only a side statistic: when its type is wrong, the row is kept without it. */
+interface SideField {
+  name: "stratum" | "tags" | "marks" | "ms" | "cached" | "model" | TokenField;
+  valid: (value: unknown) => boolean;
+  want: string;
+  /** What a row without the field is left out of. */
+  feeds: string;
+}
+
+type TokenField =
+  | "prompt_tokens"
+  | "completion_tokens"
+  | "judge_prompt_tokens"
+  | "judge_completion_tokens";
+
+const tokens = (name: TokenField): SideField => ({
+  name,
+  valid: (value) => value === null || (Number.isSafeInteger(value) && Number(value) >= 0),
+  want: "a whole number ≥ 0 or null",
+  feeds: "the token counts and cost",
+});
+
+const SIDE_FIELDS: readonly SideField[] = [
+  { name: "stratum", valid: isString, want: "a string", feeds: "the breakdown by stratum" },
+  { name: "tags", valid: isStringList, want: "a list of strings", feeds: "the breakdown by tag" },
+  {
+    name: "marks",
+    valid: isBooleanRecord,
+    want: "an object of true/false",
+    feeds: "the failures per grader",
+  },
+  { name: "ms", valid: isDuration, want: "a number ≥ 0", feeds: "the latency" },
+  {
+    name: "cached",
+    valid: (value) => typeof value === "boolean",
+    want: "true or false",
+    feeds: "the cache share (counted as not cached)",
+  },
+  {
+    name: "model",
+    valid: (value) => value === null || isString(value),
+    want: "a string or null",
+    feeds: "the tokens by model (counted as unnamed)",
+  },
+  tokens("prompt_tokens"),
+  tokens("completion_tokens"),
+  tokens("judge_prompt_tokens"),
+  tokens("judge_completion_tokens"),
+];
+
+const STATUSES = new Set<unknown>(["passed", "failed", "error"]);
+
+const SHOWN_CHARS = 60;
+
+/**
+ * What is known of an id, as a small integer (a million rows cost no object each): bit 29 is set
+ * when the id was written as a number, bits 0..28 are the samples read (k is small).
+ */
+const NUMERIC_ID = 1 << 29;
+const LOW_SAMPLES = 29;
+
+interface Dropped {
+  field: SideField;
+  first: number;
+  /** The first wrong value, as shown (a reference could keep a huge value alive). */
+  value: string;
+  rows: number;
+}
+
+/**
+ * Reads the lines of one rows file. What decides a score, an item or a pairing (id, score,
+ * sample, status; one row per item and sample) must be right, or the line is refused: a report
+ * built on a guess there would print a wrong pass rate with a confident interval. A side field of
+ * the wrong type is dropped from its row instead and counted by name, for one warning each: the
+ * pass rate and the gate do not depend on it, so refusing would block a CI gate over a latency.
+ * Validated by hand, not by a schema: this runs once per row, a million times.
+ */
+export class RowReader {
+  private readonly items = new Map<string, number>();
+  /** Samples past the bits of `items`, as `<id>\0<sample>`. */
+  private readonly highSamples = new Set<string>();
+  private readonly dropped = new Map<string, Dropped>();
+
+  /** The line's row or manifest, null for a blank line, or what is wrong with it. */
+  read(text: string, line: number): Line | string | null {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return text.trim() === "" ? null : NOT_JSON;
+    }
+    if (!isObject(value)) return `a row must be a JSON object${FIX}`;
+    if (isObject(value.manifest)) return { manifest: value.manifest };
+    // Read as a row, it would pass for a manifest line downstream, and not be counted.
+    if (value.manifest !== undefined) return `"manifest" must be an object${FIX}`;
+    const problem = coreProblem(value) ?? this.identityProblem(value);
+    if (problem !== null) return problem;
+    const row: StoredRow = { ...value, id: String(value.id), score: value.score as number };
+    for (const field of SIDE_FIELDS) {
+      const found = value[field.name];
+      if (found === undefined || field.valid(found)) continue;
+      delete row[field.name];
+      this.drop(field, line, found);
+    }
+    return row;
+  }
+
+  /** One warning per dropped field: how many rows, the first line and its value. */
+  warnings(file: string): string[] {
+    return [...this.dropped.values()]
+      .sort((a, b) => a.first - b.first)
+      .map(({ field, first, value, rows }) => {
+        const count = `${rows} row${rows === 1 ? "" : "s"}`;
+        return `${file}:${first}: "${field.name}" is ${value}, not ${field.want}, in ${count} (first here): left out of ${field.feeds} — fix the program that wrote the rows`;
+      });
+  }
+
+  private drop(field: SideField, line: number, value: unknown): void {
+    const dropped = this.dropped.get(field.name);
+    if (dropped) dropped.rows++;
+    else this.dropped.set(field.name, { field, first: line, value: shown(value), rows: 1 });
+  }
+
+  /** A second row of an (id, sample), or an id written both as a number and as a string. */
+  private identityProblem(value: Record<string, unknown>): string | null {
+    const id = String(value.id);
+    const numeric = typeof value.id === "number" ? NUMERIC_ID : 0;
+    const known = this.items.get(id) ?? numeric;
+    if ((known & NUMERIC_ID) !== numeric) {
+      const [here, there] = numeric ? ["a number", "a string"] : ["a string", "a number"];
+      return `id ${shown(value.id)} is ${here} here and ${there} on an earlier line — both would count as one item ${shown(id)}: write every id the same way`;
+    }
+    const sample = value.sample as number | undefined;
+    if (!this.markRead(id, known, sample)) return null;
+    return `a second row for id ${shown(id)}, sample ${sample} — a rows file holds one row per item and sample; were two runs' rows joined? Report each run on its own`;
+  }
+
+  /** Records the row's sample; true if that sample of the id was read before. */
+  private markRead(id: string, known: number, sample: number | undefined): boolean {
+    if (sample === undefined || sample >= LOW_SAMPLES) {
+      this.items.set(id, known);
+      if (sample === undefined) return false;
+      const key = `${id}\0${sample}`;
+      const before = this.highSamples.has(key);
+      this.highSamples.add(key);
+      return before;
+    }
+    const bit = 1 << sample;
+    this.items.set(id, known | bit);
+    return (known & bit) !== 0;
+  }
+}
+
+function coreProblem(value: Record<string, unknown>): string | null {
+  const { id, score, sample, status } = value;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isFinite(id)))) {
+    return `a row needs an "id" (a string)${FIX}`;
+  }
+  if (typeof score !== "number" || score < 0 || score > 1) {
+    return `a row needs a "score" between 0 and 1${FIX}`;
+  }
+  // Safe integers only: past 2^53 two samples can parse to the same number.
+  if (sample !== undefined && !(Number.isSafeInteger(sample) && Number(sample) >= 0)) {
+    return `a row's "sample" must be a whole number ≥ 0, not ${shown(sample)}${FIX}`;
+  }
+  if (status !== undefined && !STATUSES.has(status)) {
+    return `a row's "status" must be "passed", "failed" or "error", not ${shown(status)}${FIX}`;
+  }
+  return null;
+}
+
+/** A value as JSON, short: messages stay one line even for a huge or hostile value. */
+function shown(value: unknown): string {
+  if (typeof value === "number") return String(value);
+  const short = typeof value === "string" ? value.slice(0, SHOWN_CHARS) : value;
+  const text = JSON.stringify(short) ?? String(value);
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
+}
+
+function isStringList(value: unknown): boolean {
+  return Array.isArray(value) && value.every(isString);
+}
+
+function isBooleanRecord(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  for (const key in value) if (typeof value[key] !== "boolean") return false;
+  return true;
+}
+
+function isDuration(value: unknown): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}

@@ -1,0 +1,65 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkReportConsole } from "../../src/checks/console.js";
+import type { CheckReport } from "../../src/checks/report.js";
+import { terminalSafe, terminalSafeJson, terminalSafeStrings } from "../../src/cli/terminal.js";
+import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
+
+const HOSTILE = "a\u001b[31mb\u0007c\u0000d\u0008e\u007ff\u009bg\u202eh\u2066i\u200fj\rk";
+
+describe("terminalSafe", () => {
+  it("shows C0 as control pictures, DEL, C1 and bidi controls as \\u escapes", () => {
+    expect(terminalSafe(HOSTILE)).toBe("a␛[31mb␇c␀d␈e␡f\\u009bg\\u202eh\\u2066i\\u200fj␍k");
+  });
+
+  it("keeps newlines, tabs, CRLF as a newline, and every printable character", () => {
+    const text = "line 1\r\n\tline 2\nété 日本 🍌 \u00a0 \u00ff";
+    expect(terminalSafe(text)).toBe("line 1\n\tline 2\nété 日本 🍌 \u00a0 \u00ff");
+  });
+});
+
+describe("terminalSafeJson", () => {
+  it("escapes what JSON.stringify leaves raw, and parses back to the same value", () => {
+    const value = { [`k${HOSTILE}`]: [HOSTILE, 1, null, { nested: HOSTILE }] };
+    const json = terminalSafeJson(JSON.stringify(value, null, 2));
+    expect(json).not.toMatch(/[\u007f-\u009f\u202e\u2066\u200f]/);
+    expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe("terminalSafeStrings", () => {
+  it("makes every string of a value safe, keeps the rest, and leaves the input alone", () => {
+    const input = {
+      id: HOSTILE,
+      n: 1,
+      ok: true,
+      none: null,
+      list: [HOSTILE, 2],
+      deep: { s: "\u001b" },
+    };
+    const copy = structuredClone(input);
+    expect(terminalSafeStrings(input)).toEqual({
+      id: terminalSafe(HOSTILE),
+      n: 1,
+      ok: true,
+      none: null,
+      list: [terminalSafe(HOSTILE), 2],
+      deep: { s: "␛" },
+    });
+    expect(input).toEqual(copy);
+  });
+
+  it("makes eb run's summary safe from what a failing script printed", async () => {
+    const script = "import sys\nsys.stderr.write('\\x1b]0;owned\\x07 \\u202eevil')\nsys.exit(1)";
+    const project = makeProject({ "eval_checks/x.yaml": deterministicYaml("x", script) });
+    await runEb(["run", "--cwd", project, "--output-dir", "out", "--flat-output"]);
+    const report = JSON.parse(
+      readFileSync(path.join(project, "out", "report.json"), "utf8"),
+    ) as CheckReport;
+    expect(report.checks[0]?.stderr).toContain("\u001b]0;owned\u0007");
+    const text = checkReportConsole(terminalSafeStrings(report));
+    expect(text).toContain("- x: failed - ␛]0;owned␇ \\u202eevil");
+    for (const raw of ["\u001b]", "\u0007", "\u202e"]) expect(text).not.toContain(raw);
+  });
+});
