@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readCheckFile } from "./load.js";
 import { parseCheck } from "./parse.js";
 import { readScriptSnapshot, type ScriptSnapshot } from "./script.js";
 
@@ -42,7 +42,7 @@ function u64be(value: number): Uint8Array {
  * an error here (it yields the "unavailable" digest).
  */
 export async function computeCheckDefinitionSha256(sourcePath: string): Promise<string> {
-  const bytes = await readFile(sourcePath);
+  const bytes = await readCheckFile(sourcePath);
   const check = parseCheck(sourcePath, bytes);
   const script = check.type === "deterministic" ? await readScriptSnapshot(check) : null;
   return checkDefinitionSha256(bytes, script);

@@ -7,6 +7,7 @@ import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { terminalSafeStrings } from "./terminal.js";
 
 export interface EvalFlags extends Record<string, unknown> {
   cwd: string;
@@ -60,7 +61,7 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
       argv: process.argv.slice(2),
     });
     progress.done();
-    process.stdout.write(caseReportConsole(run.report));
+    process.stdout.write(caseReportConsole(terminalSafeStrings(run.report)));
     debug(`run folder: ${run.runDir}`);
     if (run.exitCode === EXIT.interrupted) exitSoon();
     return run.exitCode;

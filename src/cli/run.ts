@@ -8,6 +8,7 @@ import type { RunProgress } from "../run/suite.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
+import { terminalSafeStrings } from "./terminal.js";
 
 export interface RunFlags extends Record<string, unknown> {
   cwd: string;
@@ -53,7 +54,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       argv: process.argv.slice(2),
     });
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
-    process.stdout.write(checkReportConsole(run.report));
+    process.stdout.write(checkReportConsole(terminalSafeStrings(run.report)));
     return run.exitCode;
   } finally {
     interrupt.dispose();
