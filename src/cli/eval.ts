@@ -7,6 +7,7 @@ import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { resumeHint } from "./resume-hint.js";
 import { terminalSafeStrings } from "./terminal.js";
 
 export interface EvalFlags extends Record<string, unknown> {
@@ -63,7 +64,10 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
     progress.done();
     process.stdout.write(caseReportConsole(terminalSafeStrings(run.report)));
     debug(`run folder: ${run.runDir}`);
-    if (run.exitCode === EXIT.interrupted) exitSoon();
+    if (run.exitCode === EXIT.interrupted) {
+      process.stderr.write(resumeHint(process.argv.slice(2), run.runDir));
+      exitSoon();
+    }
     return run.exitCode;
   } finally {
     progress.done();

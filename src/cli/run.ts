@@ -3,11 +3,13 @@ import pc from "picocolors";
 import { checkReportConsole } from "../checks/console.js";
 import { runChecks } from "../checks/run-checks.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
+import { EXIT } from "../errors.js";
 import type { CheckRow } from "../run/record.js";
 import type { RunProgress } from "../run/suite.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
+import { resumeHint } from "./resume-hint.js";
 import { terminalSafeStrings } from "./terminal.js";
 
 export interface RunFlags extends Record<string, unknown> {
@@ -55,6 +57,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     });
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
     process.stdout.write(checkReportConsole(terminalSafeStrings(run.report)));
+    if (run.exitCode === EXIT.interrupted) {
+      process.stderr.write(resumeHint(process.argv.slice(2), run.runDir));
+    }
     return run.exitCode;
   } finally {
     interrupt.dispose();
