@@ -3,6 +3,7 @@ import { compareRuns } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
+import { runLocation } from "./run-location.js";
 import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface CompareFlags {
@@ -11,6 +12,7 @@ export interface CompareFlags {
   interval: IntervalMethod;
   seed: string;
   json?: boolean;
+  cwd: string;
 }
 
 /** `eb compare BASE CAND`: the paired gate. Exit 0 pass, 1 regression (or inconclusive). */
@@ -19,7 +21,11 @@ export async function compareCommand(
   candidate: string,
   flags: CompareFlags,
 ): Promise<number> {
-  const comparison = await compareRuns(baseline, candidate, {
+  const [base, cand] = await Promise.all([
+    runLocation(baseline, flags.cwd),
+    runLocation(candidate, flags.cwd),
+  ]);
+  const comparison = await compareRuns(base, cand, {
     margin: Number(flags.margin),
     method: flags.interval,
     seed: Number(flags.seed),

@@ -180,11 +180,11 @@ program
       "pass rate with a 95% interval, flaky items, errors, failures per grader, breakdown by " +
       "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config).",
   )
-  .argument("<run>", "run folder or rows file")
+  .argument("<run>", "run folder or rows file; latest (latest~1, …) for the newest run folders")
   .option("--json", "print the stats object (and breakdowns) as JSON")
   .addOption(intervalOption())
   .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
-  .option("--cwd <PATH>", "where the config search starts (for [pricing])", ".")
+  .option("--cwd <PATH>", "where the config search starts (for [pricing] and latest)", ".")
   .action(async (run: string, flags: ReportFlags) => {
     process.exitCode = await (await import("./report.js")).reportCommand(run, flags);
   });
@@ -198,8 +198,8 @@ program
       "below 0 and the drop exceeds the margin), inconclusive (neither: the suite is too small " +
       "or too noisy to tell). Exit 0 pass, 1 regression or inconclusive (see --inconclusive).",
   )
-  .argument("<baseline>", "baseline run folder or rows file")
-  .argument("<candidate>", "candidate run folder or rows file")
+  .argument("<baseline>", "baseline run folder or rows file (or latest~1, …)")
+  .argument("<candidate>", "candidate run folder or rows file (or latest)")
   .option("--margin <NUM>", "largest drop still accepted (non-inferiority margin)", "0.02")
   .addOption(
     new Option("--inconclusive <WHAT>", "exit code of an inconclusive gate: fail (1) or pass (0)")
@@ -209,6 +209,7 @@ program
   .addOption(intervalOption())
   .option("--seed <N>", "seed of the bootstrap", "0")
   .option("--json", "print {delta, ci_low, ci_high, broke, fixed, missing, margin, verdict, ...}")
+  .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
   .action(async (baseline: string, candidate: string, flags: CompareFlags) => {
     process.exitCode = await (await import("./compare.js")).compareCommand(
       baseline,

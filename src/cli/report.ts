@@ -5,6 +5,7 @@ import { summarize } from "../report/run-summary.js";
 import { summaryText } from "../report/summary-text.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
+import { runLocation } from "./run-location.js";
 import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface ReportFlags {
@@ -17,7 +18,7 @@ export interface ReportFlags {
 /** `eb report RUN`: the statistics of a finished run (a run folder or a rows file). */
 export async function reportCommand(run: string, flags: ReportFlags): Promise<number> {
   const config = await loadConfig({ cwd: flags.cwd });
-  const rows = await readRun(run);
+  const rows = await readRun(await runLocation(run, flags.cwd));
   for (const warning of rows.warnings) printWarning(warning);
   const summary = summarize(rows.tally, {
     method: flags.interval,
