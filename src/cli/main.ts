@@ -45,7 +45,11 @@ const program = new Command("eb")
 
 program
   .command("init")
-  .description("create .eval-banana/config.toml with every setting explained")
+  .description(
+    "create .eval-banana/config.toml with every setting explained, an example check (when there " +
+      "is no eval_checks/ yet) and .gitignore entries for run and cache folders; exit 2 when a " +
+      "config exists",
+  )
   .option("--force", "overwrite an existing config file")
   .option("--cwd <PATH>", "folder to create .eval-banana/ in", ".")
   .action(action(async () => (await import("./init.js")).initCommand));

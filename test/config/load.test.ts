@@ -437,13 +437,38 @@ describe("eb init", () => {
 
     writeFileSync(file, "# mine\n");
     const second = await runEb(["init", "--cwd", target]);
-    expect(second.code).not.toBe(0);
+    expect(second.code).toBe(2);
     expect(second.stderr).toContain(file);
     expect(readFileSync(file, "utf8")).toBe("# mine\n");
 
     const forced = await runEb(["init", "--cwd", target, "--force"]);
     expect(forced.code).toBe(0);
     expect(readFileSync(file, "utf8")).toBe(template);
+  });
+});
+
+describe("eb init, a first run that teaches", () => {
+  it("writes an example check that passes, ignores run folders, and says what to do next", async () => {
+    const root = realpathSync(makeProject());
+    const target = path.join(root, "fresh");
+    mkdirSync(target);
+    writeFileSync(path.join(target, ".gitignore"), "node_modules/");
+    const init = await runEb(["init", "--cwd", target]);
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain(path.join(target, "eval_checks", "example.yaml"));
+    expect(init.stdout).toContain("npx eb run");
+    expect(readFileSync(path.join(target, ".gitignore"), "utf8")).toBe(
+      "node_modules/\n.eval-banana/results/\n.eval-banana/cache/\n",
+    );
+    const run = await runEb(["run", "--cwd", target]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("example_config_exists: passed");
+
+    // Again with --force: no second example, no second .gitignore entry.
+    const again = await runEb(["init", "--cwd", target, "--force"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toContain("example.yaml");
+    expect(readFileSync(path.join(target, ".gitignore"), "utf8").match(/results/g)).toHaveLength(1);
   });
 });
 
