@@ -61,13 +61,13 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const loaded = await loadCases(casesFile);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const model = request.target.kind === "model" ? request.target.model : undefined;
-  const apiKey = endpointKey(options, settings, model, judgeModel);
-  const scrubber = caseScrubber(options, settings.apiBase, apiKey);
+  const access = endpointAccess(options, settings, model, judgeModel);
+  const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? null);
   const cache = createCache(settings.cacheDir, scrubber);
   const chat =
-    apiKey === null
+    access === null
       ? null
-      : await chatTarget(settings, apiKey, options.cache === false ? null : cache);
+      : await chatTarget(settings, access.key, options.cache === false ? null : cache);
   const race = interrupter(signal);
   const judgeVersions = new Set<string>();
   const judge =
@@ -171,32 +171,41 @@ function judgeModelFor(cases: readonly Case[], settings: EvalConfig, file: strin
   );
 }
 
-/** The API key when the run calls the endpoint (a model target or a judge), else null. */
-function endpointKey(
+/** The host whose endpoint always needs a key; any other may be a local one that needs none. */
+const KEYED_HOST = "api.openai.com";
+
+/**
+ * How the run reaches the endpoint, when it calls it (a model target or a judge): with the API
+ * key, or with none for a local endpoint (Ollama, vLLM, a proxy) when no key is set.
+ */
+function endpointAccess(
   options: RunCasesOptions,
   settings: EvalConfig,
   model: string | undefined,
   judge: string | null,
-): string | null {
+): { key: string | null } | null {
   if (model === undefined && judge === null) return null;
   const env = environmentOf(options);
   const key = options.apiKey || API_KEY_VARIABLES.map((name) => env[name]).find(Boolean);
-  if (!key) throw missingKey(settings.apiBase, model, judge);
-  return key;
+  if (key) return { key };
+  if (new URL(settings.apiBase).hostname === KEYED_HOST)
+    throw missingKey(settings.apiBase, model, judge);
+  return { key: null };
 }
 
 function missingKey(apiBase: string, model: string | undefined, judge: string | null): InputError {
   const who = model !== undefined ? `model "${model}"` : `judge model "${judge}"`;
   return new InputError(
     `no API key for ${who} at ${redactUrl(apiBase)}: set EVAL_BANANA_API_KEY or OPENAI_API_KEY ` +
-      "(the key is read only from the environment, never from a flag or a file)",
+      "(the key is read only from the environment, never from a flag or a file; a local " +
+      "endpoint given with --api-base needs none)",
   );
 }
 
 /** The OpenAI client loads only when a run calls the endpoint (it is the heaviest import). */
 async function chatTarget(
   settings: EvalConfig,
-  apiKey: string,
+  apiKey: string | null,
   cache: Cache | null,
 ): Promise<ChatTarget> {
   const { createChatTarget } = await import("../model/chat.js");

@@ -111,7 +111,8 @@ const EVAL_SETTINGS = [
 const EVAL_HELP = `
 Targets (exactly one):
   -m MODEL         each case's messages go to POST <api-base>/chat/completions; the API key is
-                   read from EVAL_BANANA_API_KEY, else OPENAI_API_KEY (never a flag or a file)
+                   read from EVAL_BANANA_API_KEY, else OPENAI_API_KEY (never a flag or a file);
+                   a local endpoint (--api-base other than api.openai.com) needs none
   --target CMD     CMD runs once per sample, without a shell, in --cwd; it reads
                    {"id","stratum","messages","sample"} as JSON on stdin and prints its output on
                    stdout; a non-zero exit or a timeout is an error sample. It inherits eb's

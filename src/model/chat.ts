@@ -8,7 +8,7 @@ import { z } from "zod";
 import { InterruptedError, interruptible } from "./abort.js";
 import type { Cache } from "./cache.js";
 import { type ChatRequestIdentity, chatCacheKey } from "./cache-key.js";
-import { createHttpFetch, EndpointError } from "./http-fetch.js";
+import { createHttpFetch, EndpointError, type Fetch } from "./http-fetch.js";
 import { redactUrl } from "./redact.js";
 import { askedWaitMs, type RetryPolicy, withRetries } from "./retry.js";
 import { readStoredResult, storedResult } from "./stored-result.js";
@@ -29,7 +29,8 @@ export interface ChatTarget {
 export interface ChatTargetOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8000/v1" */
   baseURL: string;
-  apiKey: string;
+  /** null: the endpoint needs none (a local one), and no Authorization header is sent. */
+  apiKey: string | null;
   /** Per attempt, including reading the body. */
   timeoutMs?: number;
   /** Retries of 408/409/429/5xx and connection errors, with backoff or as Retry-After says. */
@@ -52,13 +53,15 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxWaitMs: options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS,
   };
+  const transport = createHttpFetch({ maxBodyBytes: options.maxResponseBytes });
   const client = new OpenAI({
-    apiKey: options.apiKey,
+    // The client insists on a key; without one, no Authorization header is sent (see below).
+    apiKey: options.apiKey ?? "no-key",
     baseURL: options.baseURL,
     timeout: timeoutMs,
     // Retried by withRetries (see there); the client's own would wait whatever it is told.
     maxRetries: 0,
-    fetch: createHttpFetch({ maxBodyBytes: options.maxResponseBytes }),
+    fetch: options.apiKey === null ? withoutAuthorization(transport) : transport,
   });
   const describe = (model: string) => `model "${model}" at ${redactUrl(options.baseURL)}`;
   const call = async (request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> => {
@@ -207,5 +210,16 @@ function snippet(value: unknown): string {
  */
 function failure(message: string, options: ChatTargetOptions): Error {
   const key = options.apiKey;
-  return new Error(key.length >= 4 ? message.split(key).join("[redacted]") : message);
+  return new Error(
+    key !== null && key.length >= 4 ? message.split(key).join("[redacted]") : message,
+  );
+}
+
+/** A local endpoint that needs no key gets none, not the client's placeholder. */
+function withoutAuthorization(fetch: Fetch): Fetch {
+  return (url, init) => {
+    const headers = new Headers(init?.headers);
+    headers.delete("authorization");
+    return fetch(url, { ...init, headers });
+  };
 }

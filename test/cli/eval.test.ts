@@ -370,13 +370,24 @@ describe("eb eval refuses to start (exit 2, nothing called)", () => {
     expect(runDirs(root)).toEqual([]);
   });
 
-  it("needs an API key for -m, and names both variables", async () => {
+  it("needs an API key for -m at api.openai.com, and names both variables", async () => {
     const root = project("plain.jsonl");
-    const result = await evalModel(root, [], { EVAL_BANANA_API_KEY: "", OPENAI_API_KEY: "" });
+    const result = await runEb(["eval", "cases.jsonl", "-m", "mock"], {
+      cwd: root,
+      env: { EVAL_BANANA_API_KEY: "", OPENAI_API_KEY: "" },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("EVAL_BANANA_API_KEY");
     expect(result.stderr).toContain("OPENAI_API_KEY");
-    expect(server.requests).toHaveLength(0);
+    expect(runDirs(root)).toEqual([]);
+  });
+
+  it("a local endpoint (--api-base) needs no key, and is sent none", async () => {
+    const root = project("plain.jsonl");
+    const result = await evalModel(root, [], { EVAL_BANANA_API_KEY: "", OPENAI_API_KEY: "" });
+    expect(result.code, result.stderr).not.toBe(2);
+    expect(server.requests.length).toBeGreaterThan(0);
+    for (const request of server.requests) expect(request.headers.authorization).toBeUndefined();
   });
 
   it("needs --judge for judge graders, and the key for the judge of a command target", async () => {
