@@ -1,3 +1,5 @@
+import { urlUserinfo } from "../model/redact.js";
+
 /** Names of variables whose values are secrets: API keys, tokens, passwords, credentials. */
 const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH)/i;
 
@@ -17,9 +19,8 @@ export function secretValues(env: Readonly<Record<string, string | undefined>>):
  * user name beside a password is not a secret (it would scrub every "admin" in every answer).
  */
 export function urlCredentials(url: string): string[] {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url);
-  if (!match) return [];
-  const userinfo = match[1]!;
+  const userinfo = urlUserinfo(url);
+  if (userinfo === null) return [];
   const colon = userinfo.indexOf(":");
   const secret = colon === -1 ? userinfo : userinfo.slice(colon + 1);
   return [userinfo, secret].flatMap((part) => [part, safeDecode(part)]);

@@ -9,6 +9,7 @@ import {
   deterministicYaml,
   makeProject,
   runEb,
+  waitForFileScript,
   writeFile,
 } from "../helpers/project.js";
 
@@ -31,8 +32,7 @@ describe("resumeCommand", () => {
 
 describe("an interrupted eb run", () => {
   it("says how to finish it, and that command does", async () => {
-    const wait =
-      "import json, sys, pathlib, time\nctx = json.load(open(sys.argv[1]))\nroot = pathlib.Path(ctx['project_root'])\nwhile not (root / 'go').exists(): time.sleep(0.05)";
+    const wait = waitForFileScript("go");
     const project = makeProject({
       "eval_checks/a.yaml": deterministicYaml("a", "pass"),
       "eval_checks/b.yaml": deterministicYaml("b", wait),

@@ -19,6 +19,7 @@ import {
   deterministicYaml,
   makeProject,
   runEb,
+  waitForFileScript,
   writeFile,
 } from "../helpers/project.js";
 
@@ -118,8 +119,7 @@ describe("one writer per run folder", () => {
   });
 
   it("--resume of a folder still being written is refused; after a kill -9 it is taken over", async () => {
-    const wait =
-      "import json, sys, pathlib, time\nctx = json.load(open(sys.argv[1]))\nroot = pathlib.Path(ctx['project_root'])\nwhile not (root / 'go').exists(): time.sleep(0.05)";
+    const wait = waitForFileScript("go");
     const project = makeProject({
       "eval_checks/a.yaml": deterministicYaml("a", "pass"),
       "eval_checks/b.yaml": deterministicYaml("b", wait),

@@ -79,3 +79,13 @@ export function deterministicYaml(id: string, script: string, extra = ""): strin
     .join("\n");
   return `schema_version: 1\nid: ${id}\ntype: deterministic\ndescription: Check ${id}.\n${extra}script: |\n${body}\n`;
 }
+
+/** A check script that waits until a file named `name` appears in the project root. */
+export function waitForFileScript(name: string): string {
+  return [
+    "import json, sys, pathlib, time",
+    "ctx = json.load(open(sys.argv[1]))",
+    "root = pathlib.Path(ctx['project_root'])",
+    `while not (root / '${name}').exists(): time.sleep(0.05)`,
+  ].join("\n");
+}
