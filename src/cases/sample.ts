@@ -127,7 +127,8 @@ function errorRow(c: Case, sample: number, model: string, error: unknown, ms: nu
   const message = error instanceof Error ? error.message : String(error);
   const short =
     message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message;
-  return { ...baseRow(c, sample, model), ms, error: short || "unknown error" };
+  const why = short || "unknown error";
+  return { ...baseRow(c, sample, model), ms, reason: oneLine(why), error: why };
 }
 
 /** Sums the token usage of the judge calls made while grading one sample. */
