@@ -27,7 +27,10 @@ export function checkReportMarkdown(report: CheckReport): string {
     if (check.reason === null && check.error_detail === null) continue;
     lines.push("", `## ${check.check_id}`, "", `- Status: \`${check.status}\``);
     if (check.reason !== null) lines.push(`- Reason: ${check.reason}`);
-    if (check.error_detail !== null) lines.push(`- Error: ${check.error_detail}`);
+    // An error's reason is its detail on one line: the detail is shown when it says more.
+    if (check.error_detail !== null && check.error_detail !== check.reason) {
+      lines.push(`- Error: ${check.error_detail}`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }

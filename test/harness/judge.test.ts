@@ -280,7 +280,10 @@ describe("harness_judge verdicts and failures", () => {
     });
     const { check } = fake.result();
     expect(check.status).toBe("error");
-    expect(check.error_detail).toMatch(/Its stdout ends with "….{60}"; all of it is in checks\//);
+    // Its last 60 characters, newlines escaped: the end of the prompt it echoed.
+    expect(check.error_detail).toMatch(
+      /Its stdout ends with "…[^"]*0 otherwise\."; all of it is in checks\//,
+    );
   });
 
   it("a hanging agent is killed at the harness timeout and recorded as an error", async () => {
