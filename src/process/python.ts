@@ -7,8 +7,10 @@ import { runProcess } from "./run.js";
  *
  * Tracebacks name `<shown>` and count lines from `<first line>`: an inline script's traceback
  * points at its line in the YAML file. The source is put in linecache under that name, so the
- * traceback quotes the lines that ran, not what the file holds now. The launcher's own frame is
- * left out of a traceback that goes on into the script.
+ * traceback quotes the lines that ran, not what the file holds now (or a YAML line, indented
+ * otherwise, under which the carets would be off); the traceback module prints from linecache,
+ * unlike the interpreter's built-in printer. The launcher's own frame is left out of a
+ * traceback that goes on into the script.
  *
  * Arguments: <frozen> <original> <context.json> <shown> <first line>.
  */
@@ -24,9 +26,9 @@ export const LAUNCHER = [
   "main.__file__ = original",
   "main.__builtins__ = __builtins__",
   "sys.modules['__main__'] = main",
-  "def hook(kind, error, tb, default=sys.excepthook):",
-  "    tb = tb and (tb.tb_next or tb)",
-  "    default(kind, error.with_traceback(tb), tb)",
+  "def hook(kind, error, tb):",
+  "    import traceback",
+  "    traceback.print_exception(kind, error, tb and (tb.tb_next or tb))",
   "sys.excepthook = hook",
   "del linecache, os, types, frozen, original, context, first, lines, hook",
   "exec(compile(source, shown, 'exec'), main.__dict__)",

@@ -100,7 +100,7 @@ describe("eb run: the reason of each failing script", () => {
       'File "eval_checks/message.yaml", line 9, in <module>\n    check(4)\n',
     );
     expect(stderr).toContain(
-      'File "eval_checks/message.yaml", line 7, in check\n    assert n == 3, f"expected 3 items, got {n}"\n',
+      'File "eval_checks/message.yaml", line 7, in check\n    assert n == 3, f"expected 3 items, got {n}"\n           ^^^^^^\n',
     );
     // Line 7 of the file is that assert: the traceback can be followed as printed.
     const yamlLine = readFileSync(path.join(root, "eval_checks/message.yaml"), "utf8").split(
@@ -111,6 +111,21 @@ describe("eb run: the reason of each failing script", () => {
     const report = read(runDir, "report.json");
     expect(report).toContain('File \\"eval_checks/message.yaml\\", line 7, in check');
     expect(report).not.toContain("inline_check");
+  });
+
+  it("points at the key's line for a one-line script; counts from the script for an escaped one", async () => {
+    const head = (id: string) =>
+      `schema_version: 1\nid: ${id}\ntype: deterministic\ndescription: D.\n`;
+    const root = makeProject({
+      "eval_checks/one.yaml": `${head("one")}script: assert 1 == 2\n`,
+      "eval_checks/escaped.yaml": `${head("escaped")}script: "x = 1\\nassert x == 2"\n`,
+    });
+    await runEb(["run", "--cwd", root]);
+    const rows = byId(rowsOf(lastRunDir(root)));
+    expect(rows.one?.reason).toBe("AssertionError at eval_checks/one.yaml:5: assert 1 == 2");
+    expect(rows.escaped?.reason).toBe(
+      "AssertionError at eval_checks/escaped.yaml (inline script):2: assert x == 2",
+    );
   });
 
   it("keeps the script's own behaviour: __file__, argv and sys.path are the scratch file's", async () => {
