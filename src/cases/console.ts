@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { oneLine } from "../report/reason.js";
 import { summaryText } from "../report/summary-text.js";
 import type { CaseReport, ItemSummary } from "./report.js";
 
@@ -59,7 +60,7 @@ function itemLines(items: readonly ItemSummary[]): string[] {
   if (short.length === 0) return [];
   const shown = short.slice(0, LISTED_ITEMS).map((item) => {
     const color = item.errors > 0 ? pc.yellow : pc.red;
-    const why = item.problem ? ` - ${clip(item.problem, PROBLEM_CHARS)}` : "";
+    const why = item.problem ? ` - ${oneLine(item.problem, PROBLEM_CHARS)}` : "";
     return `- ${item.id}: ${color(item.score.toFixed(2))}${why}`;
   });
   const more = short.length - shown.length;
@@ -68,9 +69,4 @@ function itemLines(items: readonly ItemSummary[]): string[] {
     ...shown,
     ...(more > 0 ? [`  … and ${more} more (see report.md)`] : []),
   ];
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ");
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

@@ -30,7 +30,7 @@ function itemSections(items: readonly ItemSummary[]): string[] {
   return [
     "## Items that fell short",
     "",
-    "| Item | Stratum | Score | Samples | Errors | First problem |",
+    "| Item | Stratum | Score | Samples | Errors | Reason |",
     "| --- | --- | --- | --- | --- | --- |",
     ...short.map(
       (item) =>

@@ -73,7 +73,7 @@ export type CaseReportMeta = Pick<
   | "pass_threshold"
 >;
 
-/** The rows of a case run: their aggregates, the cases in file order, and why items fell short. */
+/** The rows of a case run: their aggregates (why items fell short too), the cases in file order. */
 export interface CaseRunRows {
   rows: RowTally;
   cases: readonly { id: string }[];
@@ -114,7 +114,7 @@ function itemSummaries(run: CaseRunRows): ItemSummary[] {
         score: item.sum / item.n,
         errors: item.errors,
         cached: item.cached,
-        problem: run.tally.problems.get(id) ?? null,
+        problem: item.problem,
       },
     ];
   });

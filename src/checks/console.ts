@@ -1,5 +1,4 @@
 import pc from "picocolors";
-import { lastLine } from "../process/tail.js";
 import { summaryText } from "../report/summary-text.js";
 import type { CheckReport, CheckResult } from "./report.js";
 
@@ -22,9 +21,5 @@ export function checkReportConsole(report: CheckReport): string {
 
 function checkLine(check: CheckResult): string {
   const status = STATUS_COLOR[check.status](check.status);
-  const why =
-    check.reason ??
-    check.error_detail ??
-    (check.status === "failed" ? lastLine(check.stderr) : null);
-  return `- ${check.check_id}: ${status}${why ? ` - ${why}` : ""}`;
+  return `- ${check.check_id}: ${status}${check.reason ? ` - ${check.reason}` : ""}`;
 }

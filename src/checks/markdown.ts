@@ -1,7 +1,7 @@
-import { summaryMarkdown } from "../report/summary-markdown.js";
+import { cell, summaryMarkdown } from "../report/summary-markdown.js";
 import type { CheckReport } from "./report.js";
 
-/** `report.md`: the summary table, one row per check, then the reason or error of each. */
+/** `report.md`: the summary table, one row per check with its reason, then each one's error. */
 export function checkReportMarkdown(report: CheckReport): string {
   const lines = [
     "# eval-banana report",
@@ -15,11 +15,11 @@ export function checkReportMarkdown(report: CheckReport): string {
     `| Run Passed | ${report.run_passed ? "yes" : "no"} |`,
     ...(report.interrupted ? ["| Interrupted | yes (not every check ran) |"] : []),
     "",
-    "| Check ID | Type | Status | Score | Duration (ms) |",
-    "| --- | --- | --- | --- | --- |",
+    "| Check ID | Type | Status | Score | Duration (ms) | Reason |",
+    "| --- | --- | --- | --- | --- | --- |",
     ...report.checks.map(
       (c) =>
-        `| \`${c.check_id}\` | \`${c.check_type}\` | \`${c.status}\` | ${c.score} | ${c.duration_ms} |`,
+        `| \`${c.check_id}\` | \`${c.check_type}\` | \`${c.status}\` | ${c.score} | ${c.duration_ms} | ${cell(c.reason ?? "")} |`,
     ),
   ];
   lines.push("", ...summaryMarkdown({ stats: report.stats, ...report.summary }));
@@ -27,7 +27,10 @@ export function checkReportMarkdown(report: CheckReport): string {
     if (check.reason === null && check.error_detail === null) continue;
     lines.push("", `## ${check.check_id}`, "", `- Status: \`${check.status}\``);
     if (check.reason !== null) lines.push(`- Reason: ${check.reason}`);
-    if (check.error_detail !== null) lines.push(`- Error: ${check.error_detail}`);
+    // An error's reason is its detail on one line: the detail is shown when it says more.
+    if (check.error_detail !== null && check.error_detail !== check.reason) {
+      lines.push(`- Error: ${check.error_detail}`);
+    }
   }
   return `${lines.join("\n")}\n`;
 }

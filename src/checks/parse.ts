@@ -74,7 +74,7 @@ const MAX_ALIASES = 100;
 
 /** Parses and validates one check file's exact bytes; every error names the file and position. */
 export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
-  const { data, locate } = parseYamlMapping(sourcePath, bytes);
+  const { data, locate, firstLineOf } = parseYamlMapping(sourcePath, bytes);
   if (data.type === "llm_judge") {
     throw new InputError(
       `Check type 'llm_judge' was renamed to 'harness_judge' in ${sourcePath}${locate(["type"])}. ` +
@@ -114,11 +114,14 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
     yamlBytes: bytes,
     type: "deterministic",
     script: value.script || null,
+    scriptLine: value.script ? firstLineOf("script") : null,
     scriptPath: value.script ? null : (value.script_path ?? null),
   };
 }
 
 type Locate = (path: readonly PropertyKey[], key?: string) => string;
+/** See parseYamlMapping. */
+type FirstLineOf = (key: string) => number | null;
 
 function targetPathsWarning(sourcePath: string, locate: Locate): string {
   // A notice about the whole field: the line is enough, the column would be noise.
@@ -137,7 +140,7 @@ function targetPathsWarning(sourcePath: string, locate: Locate): string {
 export function parseYamlMapping(
   sourcePath: string,
   bytes: Uint8Array,
-): { data: Record<string, unknown>; locate: Locate } {
+): { data: Record<string, unknown>; locate: Locate; firstLineOf: FirstLineOf } {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -172,7 +175,17 @@ export function parseYamlMapping(
     const offset = isNode(node) ? node.range?.[0] : undefined;
     return offset === undefined ? "" : lineCol(lineCounter, offset);
   };
-  return { data: data as Record<string, unknown>, locate };
+  // The file line of a top-level string's first line, when its lines are the file's lines one
+  // for one: a literal block (`|`, its text starts below the header) or a one-line scalar.
+  const firstLineOf: FirstLineOf = (key) => {
+    const node = doc.get(key, true);
+    if (!isScalar(node) || !node.range || typeof node.value !== "string") return null;
+    const line = lineCounter.linePos(node.range[0]).line;
+    if (node.type === "BLOCK_LITERAL") return line + 1;
+    const sameLine = lineCounter.linePos(node.range[1]).line === line;
+    return sameLine && !node.value.includes("\n") ? line : null;
+  };
+  return { data: data as Record<string, unknown>, locate, firstLineOf };
 }
 
 function lineCol(lineCounter: LineCounter, offset: number): string {

@@ -20,6 +20,8 @@ export interface DeterministicCheck extends CheckBase {
   type: "deterministic";
   /** Inline Python source, or null when `script_path` is used. */
   script: string | null;
+  /** The YAML line of the inline script's first line, or null when lines do not map one to one. */
+  scriptLine: number | null;
   /** `script_path` as written (relative to the YAML file's folder), or null. */
   scriptPath: string | null;
 }

@@ -183,10 +183,12 @@ program
   .description(
     "Statistics of a finished run (a run folder or a rows.jsonl, also the article's rows): " +
       "pass rate with a 95% interval, flaky items, errors, failures per grader, breakdown by " +
-      "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config).",
+      "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config), then " +
+      "the items that failed or errored, worst first, each with the reason it fell short.",
   )
   .argument("<run>", "run folder or rows file; latest (latest~1, …) for the newest run folders")
-  .option("--json", "print the stats object (and breakdowns) as JSON")
+  .option("--json", "print the stats object (and breakdowns, every failing item) as JSON")
+  .option("--all", "list every item that fell short, with its reason (default: the worst 10)")
   .addOption(intervalOption())
   .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
   .option("--cwd <PATH>", "where the config search starts (for [pricing] and latest)", ".")

@@ -18,6 +18,11 @@ interface RowBase {
   marks: Record<string, boolean>;
   ms: number;
   model: string | null;
+  /**
+   * Why a failed or errored sample fell short, in one line (an assertion message, what a grader
+   * expected and got, a judge's reason, an error); null when it passed.
+   */
+  reason: string | null;
   error: string | null;
   cached: boolean;
   cost: number | null;
@@ -25,10 +30,7 @@ interface RowBase {
 }
 
 /** One sample of one check (`eb run`). */
-export interface CheckRow extends RowBase {
-  /** A judge's one-sentence reason; null for scripts. */
-  reason: string | null;
-}
+export type CheckRow = RowBase;
 
 /** One sample of one case (`eb eval`), with the article's field names. */
 export interface CaseRow extends RowBase {

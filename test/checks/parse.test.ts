@@ -43,10 +43,26 @@ describe("valid checks", () => {
       yamlBytes: bytes,
       type: "deterministic",
       script: 'print("hi")\n',
+      scriptLine: 7,
       scriptPath: null,
       targetPaths: null,
       warnings: [],
     });
+  });
+
+  it("knows the YAML line of an inline script's first line when the lines map one to one", () => {
+    const line = (script: string) => {
+      const check = parse(`${DET}script: ${script}\n`);
+      return check.type === "deterministic" ? check.scriptLine : undefined;
+    };
+    expect(line("|\n\n  x = 1\n  assert x")).toBe(6);
+    expect(line("|-2\n    x = 1")).toBe(6);
+    expect(line("assert False")).toBe(5);
+    expect(line('"assert False"')).toBe(5);
+    // Folded or escaped lines are not the file's lines: no line to point at.
+    expect(line(">\n  x = 1\n  assert x")).toBeNull();
+    expect(line("x = 1\n  assert x")).toBeNull();
+    expect(line('"x = 1\\nassert x"')).toBeNull();
   });
 
   it("deterministic with script_path", () => {
