@@ -66,35 +66,60 @@ export async function findChecks(options: SelectOptions): Promise<FoundChecks> {
   return { checks: selectByTags(found.checks, options.tags ?? []), problems: [] };
 }
 
-/** Relaxed, as in the Python original: only the files whose id matches must be valid. */
+/**
+ * Relaxed, as in the Python original: only the files whose id matches must be valid. Every file
+ * is read all the same (one too big to read is a problem: it may be the one asked for).
+ */
 async function loadMatching(
   files: readonly string[],
   patterns: readonly string[],
 ): Promise<FoundChecks> {
   const matchers = patterns.map(idMatcher);
-  const ids = await Promise.all(files.map(rawId));
+  const read = await Promise.all(files.map(readEntry));
+  const readable = read.filter((entry): entry is CheckFile => typeof entry !== "string");
+  const ids = readable.map(rawId);
   const matches = (id: string | undefined, p: number) => id !== undefined && matchers[p]!(id);
-  const matching = files.filter((_, i) => patterns.some((_, p) => matches(ids[i], p)));
+  const matching = readable.filter((_, i) => patterns.some((_, p) => matches(ids[i], p)));
   const unmatched = patterns.filter((_, p) => !ids.some((id) => matches(id, p)));
-  const { checks, problems } = await loadFiles(matching);
-  return { checks, problems: [...problems, ...unmatched.map(noMatch)] };
+  const { checks, problems } = parseEntries(matching);
+  const unread = read.filter((entry): entry is string => typeof entry === "string");
+  return { checks, problems: [...unread, ...problems, ...unmatched.map(noMatch)] };
 }
 
-/** Every file parsed; a file that cannot be read or parsed is a problem, not a stop. */
+/** Every file read and parsed; a file that cannot be is a problem, not a stop. */
 async function loadFiles(files: readonly string[]): Promise<FoundChecks> {
-  const loaded = await Promise.all(files.map(loadFile));
-  const checks = loaded.filter((entry): entry is Check => typeof entry !== "string");
-  const broken = loaded.filter((entry): entry is string => typeof entry === "string");
-  return { checks, problems: [...broken, ...duplicateIds(checks)] };
+  return parseEntries(await Promise.all(files.map(readEntry)));
 }
 
-async function loadFile(file: string): Promise<Check | string> {
+interface CheckFile {
+  file: string;
+  bytes: Uint8Array;
+}
+
+/** A file's bytes, or the problem reading it. */
+async function readEntry(file: string): Promise<CheckFile | string> {
   try {
-    return parseCheck(file, await readCheckFile(file));
+    return { file, bytes: await readCheckFile(file) };
   } catch (error) {
     if (error instanceof InputError) return error.message;
     const code = error instanceof Error && "code" in error ? String(error.code) : String(error);
     return `${file}: could not read the check file (${code})`;
+  }
+}
+
+function parseEntries(entries: readonly (CheckFile | string)[]): FoundChecks {
+  const parsed = entries.map((entry) => (typeof entry === "string" ? entry : parseEntry(entry)));
+  const checks = parsed.filter((entry): entry is Check => typeof entry !== "string");
+  const broken = parsed.filter((entry): entry is string => typeof entry === "string");
+  return { checks, problems: [...broken, ...duplicateIds(checks)] };
+}
+
+function parseEntry({ file, bytes }: CheckFile): Check | string {
+  try {
+    return parseCheck(file, bytes);
+  } catch (error) {
+    if (error instanceof InputError) return error.message;
+    throw error;
   }
 }
 
@@ -110,10 +135,10 @@ function duplicateIds(checks: readonly Check[]): string[] {
   });
 }
 
-/** The id as written, for selection; undefined for a file that cannot be read or parsed. */
-async function rawId(file: string): Promise<string | undefined> {
+/** The id as written, for selection; undefined for a file that does not parse. */
+function rawId({ file, bytes }: CheckFile): string | undefined {
   try {
-    const id = parseYamlMapping(file, await readCheckFile(file)).data.id;
+    const id = parseYamlMapping(file, bytes).data.id;
     return typeof id === "string" ? id.trim() : undefined;
   } catch {
     return undefined;

@@ -67,6 +67,7 @@ addSettingOptions(
     addDiscoveryOptions(
       program
         .command("validate")
+        .summary("find what eb run would break on, every problem at once, without running")
         .description(
           "validate without running: every check file (all problems at once), duplicate ids, " +
             "each script_path exists, every script compiles with the run's Python, the harness setup",
@@ -143,7 +144,7 @@ Exit codes:
   1    some sample was an error (failed call, timeout, crashed target), or the pass rate
        was below --pass-threshold
   2    could not run: bad flag, config or case file (file:line), no API key, judge graders
-       without --judge; nothing was called
+       without --judge, a --target program not found; nothing was called
   130  interrupted (Ctrl-C, SIGTERM): finished rows and a report marked interrupted are written
 
 Examples:
