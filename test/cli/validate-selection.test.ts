@@ -49,6 +49,9 @@ describe("eb validate finds what eb run would break on, every problem in one pas
       "eval_checks/d2.yaml": deterministicYaml("dup", "pass"),
       "eval_checks/e_gone.yaml":
         "schema_version: 1\nid: e\ntype: deterministic\ndescription: d\nscript_path: gone.py\n",
+      "eval_checks/f_folder.yaml":
+        "schema_version: 1\nid: f\ntype: deterministic\ndescription: d\nscript_path: scripts\n",
+      "eval_checks/scripts/keep.txt": "",
       "eval_checks/ok.yaml": deterministicYaml("ok", "pass"),
       "eval_checks/z_judge.yaml":
         "schema_version: 1\nid: z\ntype: harness_judge\ndescription: d\ninstructions: Read it.\n",
@@ -57,7 +60,7 @@ describe("eb validate finds what eb run would break on, every problem in one pas
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     const lines = errors(result.stderr);
-    expect(lines).toHaveLength(6);
+    expect(lines).toHaveLength(7);
     expect(lines[0]).toMatch(
       new RegExp(`^Failed to parse YAML in ${check(root, "a_yaml.yaml")}:4:\\d+: `),
     );
@@ -70,11 +73,15 @@ describe("eb validate finds what eb run would break on, every problem in one pas
     expect(lines[4]).toBe(
       `${check(root, "e_gone.yaml")}:5: Deterministic script not found: ${check(root, "gone.py")} (ENOENT)`,
     );
+    // A script_path that cannot be read (here a folder) is one too.
+    expect(lines[5]).toBe(
+      `${check(root, "f_folder.yaml")}:5: Deterministic script not found: ${check(root, "scripts")}`,
+    );
     // One check type's stop does not hide the others': the judge has no agent configured.
-    expect(lines[5]).toContain(
+    expect(lines[6]).toContain(
       `harness_judge check requires a harness but none is configured (first offender: ${check(root, "z_judge.yaml")})`,
     );
-    expect(result.stderr.match(/^error: /gm)).toHaveLength(6);
+    expect(result.stderr.match(/^error: /gm)).toHaveLength(7);
   });
 
   it("a script that does not compile is an error at the YAML file's line, with the run's Python", async () => {
