@@ -388,7 +388,8 @@ describe("eb run with deterministic checks", () => {
     const deadline = Date.now() + 15_000;
     for (;;) {
       const file = rowsFile();
-      if (file && readFileSync(file, "utf8").includes('"id":"a"')) break;
+      // The run folder appears a moment before its rows file.
+      if (file && existsSync(file) && readFileSync(file, "utf8").includes('"id":"a"')) break;
       if (Date.now() > deadline) throw new Error("check a never finished");
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
