@@ -22,3 +22,20 @@ export const EXIT = {
   couldNotRun: 2,
   interrupted: 130,
 } as const;
+
+/**
+ * Several problems in what the user gave us, found in one pass so they can all be fixed at once
+ * (every broken check file, every duplicate id, every script that does not compile). The CLI
+ * prints each as its own error line; the message holds them all, one after another.
+ */
+export class InputProblems extends InputError {
+  override name = "InputError";
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join("\n"));
+  }
+}
+
+/** Throws the problems found, if any. */
+export function throwProblems(problems: readonly string[]): void {
+  if (problems.length > 0) throw new InputProblems(problems);
+}

@@ -3,7 +3,7 @@ import { type Config, type EvalConfig, environmentOf } from "../config/load.js";
 import { InputError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
-import { createCommandTarget } from "../model/command-target.js";
+import { createCommandTarget, missingProgram } from "../model/command-target.js";
 import { redactUrl } from "../model/redact.js";
 import type { CaseTarget } from "../model/types.js";
 import { configOf } from "../run/options.js";
@@ -234,10 +234,15 @@ async function buildTarget(
 ): Promise<{ target: CaseTarget; info: TargetInfo }> {
   if (request.target.kind === "command") {
     const { command } = request.target;
+    const env = targetEnv(parts.options);
+    const missing = await missingProgram(command, parts.cwd, env);
+    if (missing !== null) {
+      throw new InputError(`--target ${JSON.stringify(command)}: ${missing}; nothing ran`);
+    }
     const target = createCommandTarget({
       command,
       cwd: parts.cwd,
-      env: targetEnv(parts.options),
+      env,
       timeoutMs: parts.settings.timeoutSeconds * 1000,
       cache: parts.options.cache === true ? parts.cache : null,
     });

@@ -1,7 +1,8 @@
 import { type Config, environmentOf } from "../config/load.js";
-import { type PythonInterpreter, resolvePython } from "../process/python.js";
+import type { PythonInterpreter } from "../process/python.js";
 import { configOf, type RunOptions } from "../run/options.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
+import { syntaxErrors } from "./compile.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
 import { preflight, type Selection } from "./preflight.js";
@@ -29,15 +30,13 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const warn = options.onWarning ?? (() => {});
   const config = await configOf(options);
   const env = environmentOf(options);
-  // Asked while the checks load (it never rejects): a version-manager shim takes ~0.1 s.
-  const interpreter = resolvePython(config.python, config.projectRoot, env);
-  const { checks, warnings } = await preflight(config, options, "run", env);
+  const { checks, warnings, python } = await preflight(config, options, "run", env);
   for (const warning of warnings) warn(warning);
-  const prepared = await Promise.all(checks.map(prepareCheck));
+  const prepared = await prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
   const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
     samples: options.samples ?? config.samples,
-    python: interpreterFor(checks, interpreter),
+    python: Promise.resolve(python),
     command: options.argv ? options.argv.map(scrubber.scrub) : null,
     env,
     warn: (message) => warn(scrubber.scrub(message)),
@@ -46,18 +45,28 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   return { config, ...(await runSuite(suite, { ...options, config })) };
 }
 
-async function prepareCheck(check: Check): Promise<PreparedCheck> {
-  const script = check.type === "deterministic" ? await readScriptSnapshot(check) : null;
-  return { check, script, digest: checkDefinitionSha256(check.yamlBytes, script) };
-}
-
-/** Only deterministic checks need Python: a judge-only run must not fail for the lack of it. */
-async function interpreterFor(
+/**
+ * Freezes each check's script and compiles them all in one process: a script that does not
+ * compile is that check's error, found before anything runs (never a `failed` check).
+ */
+async function prepareChecks(
   checks: readonly Check[],
-  interpreter: Promise<PythonInterpreter>,
-): Promise<PythonInterpreter> {
-  if (!checks.some((check) => check.type === "deterministic")) {
-    return { executable: "python3", error: null };
-  }
-  return interpreter;
+  python: PythonInterpreter,
+  where: { cwd: string; env: NodeJS.ProcessEnv },
+  warn: (message: string) => void,
+): Promise<PreparedCheck[]> {
+  const frozen = await Promise.all(
+    checks.map(async (check) => ({
+      check,
+      script: check.type === "deterministic" ? await readScriptSnapshot(check) : null,
+    })),
+  );
+  const syntax = await syntaxErrors(frozen, python.executable, where);
+  if (syntax.failure !== null) warn(`${syntax.failure}; the scripts run unchecked`);
+  return frozen.map(({ check, script }) => ({
+    check,
+    script,
+    digest: checkDefinitionSha256(check.yamlBytes, script),
+    syntaxError: syntax.byId.get(check.id) ?? null,
+  }));
 }

@@ -2,7 +2,7 @@
 import v8 from "node:v8";
 import { Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
-import { EXIT, InputError, RunStoppedError } from "../errors.js";
+import { EXIT, InputError, InputProblems, RunStoppedError } from "../errors.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
@@ -58,7 +58,8 @@ addDiscoveryOptions(
   program
     .command("list")
     .description("list discovered checks: id, type, description, file (tab-separated)")
-    .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect),
+    .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
+    .option("--json", "print a JSON array of {id, type, file, line, tags, description}"),
 ).action(action<RunFlags>(async () => (await import("./list.js")).listCommand));
 
 addSettingOptions(
@@ -66,10 +67,14 @@ addSettingOptions(
     addDiscoveryOptions(
       program
         .command("validate")
-        .description("validate every check definition and the harness setup without running"),
+        .summary("find what eb run would break on, every problem at once, without running")
+        .description(
+          "validate without running: every check file (all problems at once), duplicate ids, " +
+            "each script_path exists, every script compiles with the run's Python, the harness setup",
+        ),
     ),
   ),
-  HARNESS_SETTINGS,
+  [...HARNESS_SETTINGS, "core.python"],
 ).action(action<RunFlags>(async () => (await import("./validate.js")).validateCommand));
 
 addSettingOptions(
@@ -83,8 +88,13 @@ addSettingOptions(
             "rows.jsonl, checks/). Exit 0: passed; 1: below the threshold or any error; " +
             "2: could not run (nothing ran); 130: interrupted (what finished is written).",
         )
-        .option("--check-id <ID>", "run only the check with this id")
+        .option(
+          "--check-id <ID>",
+          "run only the checks with this id, or a glob ('schema_*'; repeatable; other files need not be valid)",
+          collect,
+        )
         .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
+        .option("--json", "print report.json to stdout instead of the summary")
         .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
         .option(
           "--resume <RUN>",
@@ -134,7 +144,7 @@ Exit codes:
   1    some sample was an error (failed call, timeout, crashed target), or the pass rate
        was below --pass-threshold
   2    could not run: bad flag, config or case file (file:line), no API key, judge graders
-       without --judge; nothing was called
+       without --judge, a --target program not found; nothing was called
   130  interrupted (Ctrl-C, SIGTERM): finished rows and a report marked interrupted are written
 
 Examples:
@@ -255,7 +265,8 @@ function exitCodeFor(error: unknown): number {
     return error.exitCode === 0 ? 0 : EXIT.couldNotRun;
   }
   if (error instanceof InputError) {
-    printError(error.message);
+    const problems = error instanceof InputProblems ? error.problems : [error.message];
+    for (const problem of problems) printError(problem);
     return EXIT.couldNotRun;
   }
   if (error instanceof RunStoppedError) {

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
 import { checkReportConsole } from "../checks/console.js";
@@ -16,8 +17,9 @@ export interface RunFlags extends Record<string, unknown> {
   cwd: string;
   projectConfig?: boolean;
   checkDir?: string;
-  checkId?: string;
+  checkId?: string[];
   tag?: string[];
+  json?: boolean;
   flatOutput?: boolean;
   resume?: string;
   verbose?: boolean;
@@ -43,7 +45,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     const run = await runChecks({
       config,
       checkDir: flags.checkDir,
-      checkId: flags.checkId,
+      checkIds: flags.checkId,
       tags: flags.tag,
       flatOutput: flags.flatOutput,
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
@@ -56,7 +58,11 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       argv: process.argv.slice(2),
     });
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
-    process.stdout.write(checkReportConsole(terminalSafeStrings(run.report)));
+    process.stdout.write(
+      flags.json
+        ? await readFile(path.join(run.runDir, "report.json"), "utf8")
+        : checkReportConsole(terminalSafeStrings(run.report)),
+    );
     if (run.exitCode === EXIT.interrupted) {
       process.stderr.write(resumeHint(process.argv.slice(2), run.runDir));
     }

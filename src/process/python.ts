@@ -63,6 +63,6 @@ export async function resolvePython(
   const why = result.spawnError ?? result.stderr.trim().split("\n").at(-1) ?? "no output";
   return {
     executable: command,
-    error: `Python interpreter '${command}' could not be started (${why}). Install Python 3 or set EVAL_BANANA_PYTHON / [core] python to an interpreter.`,
+    error: `Python interpreter '${command}' could not be started (${why}). Install Python 3, or set --python, EVAL_BANANA_PYTHON or [core] python to an interpreter; nothing ran.`,
   };
 }

@@ -20,7 +20,7 @@ export async function runDeterministic(
   const { config, python } = context;
   const snapshot = prepared.script;
   if (snapshot?.state === "unavailable") return errorOutcome(snapshot.reason);
-  if (python.error) return errorOutcome(python.error);
+  if (prepared.syntaxError !== null) return errorOutcome(prepared.syntaxError);
 
   const evidenceDir = path.join(context.checksDir, context.stem);
   const contextPath = path.join(context.scratchDir, "context.json");
