@@ -134,7 +134,9 @@ Exit codes:
   1    some sample was an error (failed call, timeout, crashed target), or the pass rate
        was below --pass-threshold
   2    could not run: bad flag, config or case file (file:line), no API key, judge graders
-       without --judge; nothing was called
+       without --judge; nothing was called. Or the endpoint refused the API key (HTTP 401/403,
+       the target's or the judge's): the run stops at once, the rows so far are kept, and the
+       message names the variable to set; finish it with --resume RUN
   130  interrupted (Ctrl-C, SIGTERM): finished rows and a report marked interrupted are written
 
 Examples:
@@ -258,7 +260,7 @@ function exitCodeFor(error: unknown): number {
   }
   if (error instanceof RunStoppedError) {
     printError(error.message);
-    return EXIT.fellShort;
+    return error.exitCode;
   }
   printError(
     `unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
