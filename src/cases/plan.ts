@@ -7,8 +7,9 @@ import { createCommandTarget } from "../model/command-target.js";
 import { redactUrl } from "../model/redact.js";
 import { AccessRefusedError } from "../model/refused.js";
 import type { CaseTarget } from "../model/types.js";
-import { configOf } from "../run/options.js";
-import type { CaseSettings, TargetInfo } from "../run/record.js";
+import { configOf, flagGiven } from "../run/options.js";
+import type { CaseManifest, CaseSettings, TargetInfo } from "../run/record.js";
+import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { loadCases, needsJudge } from "./load.js";
@@ -54,9 +55,10 @@ export function caseSettings(plan: Plan): CaseSettings {
 
 /** Validates everything and builds the targets; throws InputError, makes no call. */
 export async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
-  const request = checkRequest(options);
+  const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "cases");
+  const request = checkRequest(resumed === null ? options : resumedOptions(options, resumed));
   const config = await configOf(options);
-  const settings = config.eval;
+  const settings = resumed === null ? config.eval : resumedSettings(config.eval, options, resumed);
   const cwd = path.resolve(options.cwd ?? ".");
   const casesFile = displayPath(path.resolve(cwd, options.cases));
   const loaded = await loadCases(casesFile);
@@ -98,6 +100,49 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     scrubber,
     judgeVersions,
   };
+}
+
+/**
+ * `--resume` finishes the run as it was started: the target, k and sampling parameters the
+ * command line leaves out come from its manifest (one it gives that differs is refused later).
+ */
+function resumedOptions(options: RunCasesOptions, run: CaseManifest): RunCasesOptions {
+  const targetGiven = options.model !== undefined || options.command !== undefined;
+  return {
+    ...options,
+    ...(targetGiven ? {} : targetOptions(run.target)),
+    k: options.k ?? run.k,
+    temperature: options.temperature ?? run.temperature ?? undefined,
+    maxTokens: options.maxTokens ?? run.max_tokens ?? undefined,
+  };
+}
+
+function targetOptions(target: TargetInfo): Pick<RunCasesOptions, "model" | "command"> {
+  return target.kind === "model" ? { model: target.model } : { command: target.command };
+}
+
+/** The endpoint and judge of the run being resumed, unless a flag names others. */
+function resumedSettings(
+  settings: EvalConfig,
+  options: RunCasesOptions,
+  run: CaseManifest,
+): EvalConfig {
+  return {
+    ...settings,
+    judge: flagGiven(options, "eval.judge") ? settings.judge : (run.judge_model ?? settings.judge),
+    apiBase: flagGiven(options, "eval.api_base")
+      ? settings.apiBase
+      : endpointOf(run.target, settings.apiBase),
+  };
+}
+
+/**
+ * The run's endpoint; the configured one when it is the same, since the manifest's has any URL
+ * credentials left out.
+ */
+function endpointOf(target: TargetInfo, configured: string): string {
+  if (target.kind !== "model" || redactUrl(configured) === target.api_base) return configured;
+  return target.api_base;
 }
 
 function caseScrubber(options: RunCasesOptions, apiBase: string, apiKey: string | null): Scrubber {

@@ -88,7 +88,8 @@ addSettingOptions(
         .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
         .option(
           "--resume <RUN>",
-          "finish an interrupted run folder: only its missing check × sample pairs run",
+          "finish an interrupted run folder: only its missing check × sample pairs run; " +
+            "--samples and the checks come from the run unless given (a change is refused)",
         ),
     ),
   ),
@@ -166,7 +167,9 @@ addSettingOptions(
       .option("--out <DIR>", "same as --output-dir")
       .option(
         "--resume <RUN>",
-        "finish an interrupted run folder: only its missing case × sample pairs run",
+        "finish an interrupted run folder: only its missing case × sample pairs run; the " +
+          "target, -k, --temperature, --max-tokens, --judge and --api-base come from the run " +
+          "unless given (a change is refused); the API key still comes from the environment",
       )
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
       .option("--cwd <PATH>", "working directory: config search, case file and --target", ".")

@@ -131,6 +131,7 @@ export type CaseManifest = ManifestBase & CaseSettings & Partial<CaseClosing>;
 export type Manifest = CheckManifest | CaseManifest;
 
 export type SettingsOf<K extends RunKind> = K extends "checks" ? CheckSettings : CaseSettings;
+export type ManifestOf<K extends RunKind> = K extends "checks" ? CheckManifest : CaseManifest;
 /** What a run of each kind adds to its manifest as it ends. */
 export type ClosingOf<K extends RunKind> = K extends "cases" ? CaseClosing : Record<never, never>;
 export type RowOf<K extends RunKind> = K extends "checks" ? CheckRow : CaseRow;
