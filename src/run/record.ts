@@ -90,6 +90,8 @@ export interface ManifestBase {
   project_root: string;
   /** Digest of every definition, by check id or case file. */
   definitions: Record<string, string>;
+  /** Checks or cases the run set out with (what `eb report` counts as never run); absent before 0.4. */
+  items_planned?: number;
   /** The command line, secrets removed; null when run through the library. */
   command: string[] | null;
   started_at: string;

@@ -150,6 +150,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     project_root: suite.projectRoot,
     ...suite.settings,
     definitions: suite.definitions,
+    items_planned: suite.items.length,
     command: suite.command,
     started_at: isoUtc(startedAt),
     // Filled in when the run ends; null here means the run never got there.

@@ -49,7 +49,11 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
 /** Starts eb in `cwd`; `stop()` sends SIGINT and resolves with the exit code and stderr. */
 function startEb(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...cleanEnv(), ...env } });
+  let stdout = "";
   let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
@@ -57,7 +61,7 @@ function startEb(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = 
   return {
     stop: async () => {
       child.kill("SIGINT");
-      return { code: await closed, stderr };
+      return { code: await closed, stdout, stderr };
     },
   };
 }
@@ -97,31 +101,28 @@ const CASES = Array.from({ length: 5 }, (_, i) =>
   }),
 );
 
+const env = { EVAL_BANANA_API_KEY: KEY };
+const SETTINGS = ["-k", "2", "--temperature", "0.5", "--max-tokens", "64", "--judge", "judge-m"];
+
+/** `eb eval` of the 5 cases, k=2, one at a time, stopped by SIGINT after 3 samples. */
+async function interruptedEval() {
+  const held = await heldServer(3);
+  const root = makeProject({ "cases.jsonl": `${CASES.join("\n")}\n` });
+  const started = startEb(
+    ["eval", "cases.jsonl", "-m", "mock", "--api-base", held.server.baseURL, ...SETTINGS],
+    root,
+    { ...env, EVAL_BANANA_WORKERS: "1" },
+  );
+  // c0's two samples and c1's first are rows; c1's second is held.
+  await waitFor(() => held.targetCalls() === 4 && linesOf(onlyRun(root)).length === 4, "3 rows");
+  const interrupted = await started.stop();
+  expect(interrupted.code).toBe(130);
+  return { held, root, runDir: onlyRun(root), interrupted };
+}
+
 describe("eb eval --resume RUN takes the target and settings from the run", () => {
   it("finishes with no target flag; a flag that differs is refused", async () => {
-    const held = await heldServer(3);
-    const root = makeProject({ "cases.jsonl": `${CASES.join("\n")}\n` });
-    const env = { EVAL_BANANA_API_KEY: KEY };
-    const settings = [
-      "-k",
-      "2",
-      "--temperature",
-      "0.5",
-      "--max-tokens",
-      "64",
-      "--judge",
-      "judge-m",
-    ];
-    const started = startEb(
-      ["eval", "cases.jsonl", "-m", "mock", "--api-base", held.server.baseURL, ...settings],
-      root,
-      { ...env, EVAL_BANANA_WORKERS: "1" },
-    );
-    // c0's two samples and c1's first are rows; c1's second is held.
-    await waitFor(() => held.targetCalls() === 4 && linesOf(onlyRun(root)).length === 4, "3 rows");
-    const interrupted = await started.stop();
-    expect(interrupted.code).toBe(130);
-    const runDir = onlyRun(root);
+    const { held, root, runDir } = await interruptedEval();
     const before = readFileSync(path.join(runDir, "rows.jsonl"));
 
     for (const [flag, changed] of [
@@ -159,6 +160,53 @@ describe("eb eval --resume RUN takes the target and settings from the run", () =
   }, 60_000);
 });
 
+describe("an interrupted run counts the items that never ran", () => {
+  const NOT_RUN = "Interrupted: 3 of 5 items never ran (7 of 10 samples)";
+  const SCOPE = "over the 2 of 5 items that ran";
+
+  it("eb eval: report.json, report.md, the console and eb report", async () => {
+    const { root, runDir, interrupted } = await interruptedEval();
+    const report = JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8"));
+    expect(report).toMatchObject({ items_planned: 5, items_not_run: 3, samples_planned: 10 });
+    // The statistics stay those of what ran.
+    expect(report.stats).toMatchObject({ items: 2, samples: 3, pass_rate: 1 });
+    expect(interrupted.stdout).toContain(NOT_RUN);
+    expect(interrupted.stdout).toContain(`pass rate 1.000 ${SCOPE}`);
+    const markdown = readFileSync(path.join(runDir, "report.md"), "utf8");
+    expect(markdown).toContain(
+      `> **${NOT_RUN}.** The statistics below are over the items that ran.`,
+    );
+    expect(markdown).toContain("| Interrupted | yes (3 of 5 items never ran (7 of 10 samples)) |");
+    expect(markdown).toContain(`| Pass rate | 1.000 (mean of item scores; ${SCOPE}) |`);
+
+    const text = await runEb(["report", runDir], { cwd: root });
+    expect(text.code).toBe(0);
+    expect(text.stdout.split("\n")[0]).toBe(NOT_RUN);
+    expect(text.stdout).toContain(`pass rate 1.000 ${SCOPE}`);
+    const json = await runEb(["report", runDir, "--json"], { cwd: root });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      items: 2,
+      samples: 3,
+      items_planned: 5,
+      items_not_run: 3,
+      samples_planned: 10,
+    });
+  }, 60_000);
+
+  it("a finished run says nothing of the kind", async () => {
+    const { held, root, runDir } = await interruptedEval();
+    held.open();
+    const resumed = await runEb(["eval", "cases.jsonl", "--resume", runDir], { cwd: root, env });
+    expect(resumed.stdout).not.toContain("Interrupted");
+    expect(resumed.stdout).not.toContain("items that ran");
+    expect(readFileSync(path.join(runDir, "report.md"), "utf8")).not.toContain("Interrupted");
+    const report = JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8"));
+    expect(report).toMatchObject({ items_planned: 5, items_not_run: 0, samples_planned: 10 });
+    const text = await runEb(["report", runDir], { cwd: root });
+    expect(text.stdout).not.toContain("Interrupted");
+  }, 60_000);
+});
+
 describe("eb run --resume RUN takes the samples and the checks from the run", () => {
   it("finishes the selected checks with their samples; --samples that differs is refused", async () => {
     const project = makeProject({
@@ -168,8 +216,21 @@ describe("eb run --resume RUN takes the samples and the checks from the run", ()
     });
     const started = startEb(["run", "--tag", "picked", "--samples", "2"], project);
     await waitFor(() => linesOf(onlyRun(project)).length === 3, "a's two samples");
-    expect((await started.stop()).code).toBe(130);
+    const interrupted = await started.stop();
+    expect(interrupted.code).toBe(130);
     const runDir = onlyRun(project);
+    // The report counts b, which never ran, and c, which was not selected, not at all.
+    const NOT_RUN = "Interrupted: 1 of 2 items never ran";
+    expect(interrupted.stdout).toContain(NOT_RUN);
+    expect(readFileSync(path.join(runDir, "report.md"), "utf8")).toContain(`> **${NOT_RUN}.**`);
+    expect(JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8"))).toMatchObject({
+      items_planned: 2,
+      items_not_run: 1,
+      samples_planned: 4,
+    });
+    const text = await runEb(["report", runDir], { cwd: project });
+    expect(text.stdout).toContain(NOT_RUN);
+    expect(text.stdout).toContain("pass rate 1.000 over the 1 of 2 items that ran");
 
     const refused = await runEb(["run", "--samples", "3", "--resume", runDir], { cwd: project });
     expect(refused.code).toBe(2);
