@@ -168,7 +168,10 @@ describe("an endpoint that refuses the key stops the run at once", () => {
       expect(server.requests.map((r) => lastContent(r)).filter((c) => /^q[45]$/.test(c))).toEqual(
         [],
       );
-      expectNowhere(root, secret, [result]);
+      // No report was written; eb report counts what never ran from the manifest.
+      const report = await runEb(["report", runDir], { cwd: root });
+      expect(report.stdout.split("\n")[0]).toBe("Interrupted: 3 of 6 items never ran");
+      expectNowhere(root, secret, [result, report]);
 
       // With a key the endpoint takes, the printed command finishes the run.
       server.script = (request) => reply(completion(answerOf(request)));
