@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { notRunLine } from "../report/coverage.js";
 import { oneLine } from "../report/reason.js";
 import { summaryText } from "../report/summary-text.js";
 import type { CaseReport, ItemSummary } from "./report.js";
@@ -13,9 +14,9 @@ export function caseReportConsole(report: CaseReport): string {
     `Run ID: ${report.run_id}`,
     `Target: ${targetLine(report)}`,
     `Samples: ${report.stats.samples} of ${report.samples_planned} (k=${report.k}), time ${(report.duration_ms / 1000).toFixed(2)} s`,
-    summaryText({ stats: report.stats, ...report.summary }).trimEnd(),
+    summaryText({ stats: report.stats, ...report.summary }, report).trimEnd(),
     ...itemLines(report.items),
-    ...(report.interrupted ? [pc.yellow("Interrupted: not every sample ran.")] : []),
+    ...(report.interrupted ? [pc.yellow(notRunLine(report, report.stats))] : []),
     `Passed: ${report.run_passed ? pc.green(`yes (${whyPassed(report)})`) : pc.red(`no (${whyNot(report)})`)}`,
     `Report: ${report.output_dir}/report.md`,
   ];

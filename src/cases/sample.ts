@@ -1,3 +1,4 @@
+import { RunStoppedError } from "../errors.js";
 import { gradeOutput } from "../graders/grade.js";
 import type { ChatTarget } from "../model/chat.js";
 import type { CaseTarget, ChatResult, Usage } from "../model/types.js";
@@ -56,6 +57,8 @@ export async function runCaseSample(
     const input = { id: c.id, stratum: c.stratum, messages: c.messages };
     result = await opts.target.complete(input, sample, opts.signal);
   } catch (error) {
+    // A failure that stops the whole run (a refused key) is no sample's result.
+    if (error instanceof RunStoppedError) throw error;
     return errorRow(c, sample, opts.model, error, Math.round(performance.now() - started));
   }
   const tally = new UsageTally();

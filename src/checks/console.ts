@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { notRunLine } from "../report/coverage.js";
 import { summaryText } from "../report/summary-text.js";
 import type { CheckReport, CheckResult } from "./report.js";
 
@@ -13,8 +14,8 @@ export function checkReportConsole(report: CheckReport): string {
     `Passed: ${report.run_passed ? pc.green("yes") : pc.red("no")}`,
     ...report.checks.map(checkLine),
   ];
-  if (report.interrupted) lines.push(pc.yellow("Interrupted: not every check ran."));
-  lines.push("", summaryText({ stats: report.stats, ...report.summary }).trimEnd());
+  if (report.interrupted) lines.push(pc.yellow(notRunLine(report, report.stats)));
+  lines.push("", summaryText({ stats: report.stats, ...report.summary }, report).trimEnd());
   lines.push(`Report: ${report.output_dir}/report.md`);
   return `${lines.join("\n")}\n`;
 }

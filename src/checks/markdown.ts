@@ -1,3 +1,4 @@
+import { notRunBanner, notRunText } from "../report/coverage.js";
 import { cell, summaryMarkdown } from "../report/summary-markdown.js";
 import type { CheckReport } from "./report.js";
 
@@ -6,6 +7,7 @@ export function checkReportMarkdown(report: CheckReport): string {
   const lines = [
     "# eval-banana report",
     "",
+    ...(report.interrupted ? notRunBanner(report, report.stats) : []),
     "| Field | Value |",
     "| --- | --- |",
     `| Run ID | \`${report.run_id}\` |`,
@@ -13,7 +15,7 @@ export function checkReportMarkdown(report: CheckReport): string {
     `| Percentage | ${report.percentage.toFixed(1)}% |`,
     `| Pass Threshold | ${report.pass_threshold} |`,
     `| Run Passed | ${report.run_passed ? "yes" : "no"} |`,
-    ...(report.interrupted ? ["| Interrupted | yes (not every check ran) |"] : []),
+    ...(report.interrupted ? [`| Interrupted | yes (${notRunText(report, report.stats)}) |`] : []),
     "",
     "| Check ID | Type | Status | Score | Duration (ms) | Reason |",
     "| --- | --- | --- | --- | --- | --- |",
@@ -22,7 +24,7 @@ export function checkReportMarkdown(report: CheckReport): string {
         `| \`${c.check_id}\` | \`${c.check_type}\` | \`${c.status}\` | ${c.score} | ${c.duration_ms} | ${cell(c.reason ?? "")} |`,
     ),
   ];
-  lines.push("", ...summaryMarkdown({ stats: report.stats, ...report.summary }));
+  lines.push("", ...summaryMarkdown({ stats: report.stats, ...report.summary }, report));
   for (const check of report.checks) {
     if (check.reason === null && check.error_detail === null) continue;
     lines.push("", `## ${check.check_id}`, "", `- Status: \`${check.status}\``);

@@ -1,6 +1,8 @@
 import { type Config, environmentOf } from "../config/load.js";
 import type { PythonInterpreter } from "../process/python.js";
-import { configOf, type RunOptions } from "../run/options.js";
+import { configOf, flagGiven, type RunOptions } from "../run/options.js";
+import type { CheckManifest } from "../run/record.js";
+import { manifestOfRun } from "../run/run-folder.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import { syntaxErrors } from "./compile.js";
 import { checkDefinitionSha256 } from "./digest.js";
@@ -30,12 +32,16 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const warn = options.onWarning ?? (() => {});
   const config = await configOf(options);
   const env = environmentOf(options);
-  const { checks, warnings, python } = await preflight(config, options, "run", env);
-  for (const warning of warnings) warn(warning);
+  const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "checks");
+  const preflighted = await preflight(config, options, "run", env);
+  for (const warning of preflighted.warnings) warn(warning);
+  const checks =
+    resumed === null ? preflighted.checks : resumedChecks(preflighted.checks, options, resumed);
+  const { python } = preflighted;
   const prepared = await prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
   const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
-    samples: options.samples ?? config.samples,
+    samples: options.samples ?? resumedSamples(config, options, resumed),
     python: Promise.resolve(python),
     command: options.argv ? options.argv.map(scrubber.scrub) : null,
     env,
@@ -43,6 +49,26 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     scrubber,
   });
   return { config, ...(await runSuite(suite, { ...options, config })) };
+}
+
+/**
+ * `--resume` without a selection finishes the checks the run set out with (its manifest's
+ * definitions); a check added since is not one of them, one changed or gone is refused later.
+ */
+function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest): Check[] {
+  const selects = [selection.checkDir, selection.checkIds, selection.tags].some(
+    (given) => given !== undefined && given.length > 0,
+  );
+  return selects ? checks : checks.filter((check) => Object.hasOwn(run.definitions, check.id));
+}
+
+/** The run's samples, unless the command line gives them (then a difference is refused). */
+function resumedSamples(
+  config: Config,
+  options: RunChecksOptions,
+  run: CheckManifest | null,
+): number {
+  return run === null || flagGiven(options, "core.samples") ? config.samples : run.samples;
 }
 
 /**

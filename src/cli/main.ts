@@ -98,7 +98,8 @@ addSettingOptions(
         .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
         .option(
           "--resume <RUN>",
-          "finish an interrupted run folder: only its missing check × sample pairs run",
+          "finish an interrupted run folder: only its missing check × sample pairs run; " +
+            "--samples and the checks come from the run unless given (a change is refused)",
         ),
     ),
   ),
@@ -144,7 +145,10 @@ Exit codes:
   1    some sample was an error (failed call, timeout, crashed target), or the pass rate
        was below --pass-threshold
   2    could not run: bad flag, config or case file (file:line), no API key, judge graders
-       without --judge, a --target program not found; nothing was called
+       without --judge, a --target program not found; nothing was called. Or the endpoint
+       refused the API key (HTTP 401/403, the target's or the judge's): the run stops at once,
+       the rows so far are kept, and the message names the variable to set; finish it with
+       --resume RUN
   130  interrupted (Ctrl-C, SIGTERM): finished rows and a report marked interrupted are written
 
 Examples:
@@ -174,7 +178,9 @@ addSettingOptions(
       .option("--out <DIR>", "same as --output-dir")
       .option(
         "--resume <RUN>",
-        "finish an interrupted run folder: only its missing case × sample pairs run",
+        "finish an interrupted run folder: only its missing case × sample pairs run; the " +
+          "target, -k, --temperature, --max-tokens, --judge and --api-base come from the run " +
+          "unless given (a change is refused); the API key still comes from the environment",
       )
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
       .option("--cwd <PATH>", "working directory: config search, case file and --target", ".")
@@ -271,7 +277,7 @@ function exitCodeFor(error: unknown): number {
   }
   if (error instanceof RunStoppedError) {
     printError(error.message);
-    return EXIT.fellShort;
+    return error.exitCode;
   }
   printError(
     `unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

@@ -36,13 +36,16 @@ export function configOptions(flags: RunFlags): LoadConfigOptions {
 
 export async function runCommand(flags: RunFlags): Promise<number> {
   const debug = debugLogger(flags.verbose);
-  const config = await loadConfig(configOptions(flags));
+  const options = configOptions(flags);
+  const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
   const interrupt = abortOnSignals();
   const progress = process.stderr.isTTY ? liveProgress : debugProgress(debug);
   try {
     const run = await runChecks({
+      // The flags too: --resume takes from the run's manifest only what they leave out.
+      ...options,
       config,
       checkDir: flags.checkDir,
       checkIds: flags.checkId,

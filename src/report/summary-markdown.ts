@@ -1,17 +1,19 @@
+import { type Coverage, passRateScope } from "./coverage.js";
 import type { RunSummary } from "./run-summary.js";
 import { fixed } from "./summary-text.js";
 
 /** The statistics section of every report.md (the same facts `eb report` prints). */
-export function summaryMarkdown(summary: RunSummary): string[] {
+export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null = null): string[] {
   const { stats } = summary;
   const level = `${Math.round(stats.ci_level * 100)}%`;
+  const scope = passRateScope(coverage, stats);
   return [
     "## Statistics",
     "",
     "| Statistic | Value |",
     "| --- | --- |",
     `| Items / samples | ${stats.items} / ${stats.samples} |`,
-    `| Pass rate | ${fixed(stats.pass_rate)} (mean of item scores) |`,
+    `| Pass rate | ${fixed(stats.pass_rate)} (mean of item scores${scope ? `; ${scope}` : ""}) |`,
     `| ${level} interval | [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method}) |`,
     `| Flaky items | ${stats.flaky} |`,
     `| Error samples | ${stats.errors} |`,

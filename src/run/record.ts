@@ -92,6 +92,8 @@ export interface ManifestBase {
   project_root: string;
   /** Digest of every definition, by check id or case file. */
   definitions: Record<string, string>;
+  /** Checks or cases the run set out with (what `eb report` counts as never run); absent before 0.4. */
+  items_planned?: number;
   /** The command line, secrets removed; null when run through the library. */
   command: string[] | null;
   started_at: string;
@@ -133,6 +135,7 @@ export type CaseManifest = ManifestBase & CaseSettings & Partial<CaseClosing>;
 export type Manifest = CheckManifest | CaseManifest;
 
 export type SettingsOf<K extends RunKind> = K extends "checks" ? CheckSettings : CaseSettings;
+export type ManifestOf<K extends RunKind> = K extends "checks" ? CheckManifest : CaseManifest;
 /** What a run of each kind adds to its manifest as it ends. */
 export type ClosingOf<K extends RunKind> = K extends "cases" ? CaseClosing : Record<never, never>;
 export type RowOf<K extends RunKind> = K extends "checks" ? CheckRow : CaseRow;
