@@ -19,7 +19,7 @@ export async function missingAgentProgram(
   const install = template.install ? ` Install it with: ${template.install}.` : "";
   return (
     `Harness agent '${agent}' runs '${program}', which was not found on PATH.${install} ` +
-    "See the README's Harness setup section."
+    "See docs/harness.md of eval-banana (Built-in agents)."
   );
 }
 

@@ -244,7 +244,7 @@ program
 function intervalOption(): Option {
   return new Option(
     "--interval <METHOD>",
-    "wilson-cc: Wilson score with continuity correction and design effect (covers ≥ 93% " +
+    "wilson-cc: Wilson score with continuity correction and design effect (covers ≥ 94% " +
       "in every tested setting); bootstrap: the article's percentile bootstrap",
   )
     .choices(["wilson-cc", "bootstrap"])
