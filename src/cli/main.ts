@@ -221,7 +221,8 @@ program
     "Paired regression gate of a candidate run against a baseline, by item id. Verdicts: " +
       "pass (the interval's lower bound is above -margin), regression (the upper bound is " +
       "below 0 and the drop exceeds the margin), inconclusive (neither: the suite is too small " +
-      "or too noisy to tell). Exit 0 pass, 1 regression or inconclusive (see --inconclusive).",
+      "or too noisy to tell; it then estimates the items the suite would need). Exit 0 pass, " +
+      "1 regression or inconclusive (see --inconclusive), 2 when the runs share no item.",
   )
   .argument("<baseline>", "baseline run folder or rows file (or latest~1, …)")
   .argument("<candidate>", "candidate run folder or rows file (or latest)")

@@ -71,7 +71,7 @@ function missingWarnings(comparison: Comparison): string[] {
 
 function noSharedItem(base: RunRows, cand: RunRows): string {
   const ids = (run: RunRows) => {
-    const list = [...run.tally.items.keys()];
+    const list = [...run.tally.items.keys()].sort();
     return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
   };
   return (
