@@ -29,7 +29,7 @@ export function caseReportConsole(
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
 }
 
-export function caseGate(report: CaseReport): GateInput {
+function caseGate(report: CaseReport): GateInput {
   const { passed, samples, errors } = report.stats;
   const { pass_threshold: threshold, interrupted } = report;
   return { passed, samples, errors, threshold, interrupted };
