@@ -69,6 +69,8 @@ export interface Comparison {
    * (taking se = h / z): mde = max(h, margin) + 0.84·h/z. NaN when nothing is paired.
    */
   mde: number;
+  /** Items a suite like this would need to tell a drop of the margin from no change (itemsNeeded). */
+  itemsNeeded: number | null;
   /** Per-stratum deltas with intervals (no verdicts: many strata would multiply false alarms). */
   strata: StratumDelta[];
 }
@@ -150,12 +152,38 @@ export function pairedWilsonBounds(
   z: number,
   continuity: boolean,
 ): [number, number] {
+  return moverBounds(pairedMoments({ base, cand, baseN, candN }), z, continuity);
+}
+
+/** What the paired score interval depends on: both rates, their effective trials, the correlation. */
+interface PairedMoments {
+  pb: number;
+  pc: number;
+  trialsBase: number;
+  trialsCand: number;
+  phi: number;
+}
+
+function pairedMoments(p: {
+  base: Float64Array;
+  cand: Float64Array;
+  baseN: ArrayLike<number>;
+  candN: ArrayLike<number>;
+}): PairedMoments {
+  return {
+    pb: mean(p.base),
+    pc: mean(p.cand),
+    trialsBase: effectiveTrials(p.base, p.baseN),
+    trialsCand: effectiveTrials(p.cand, p.candN),
+    phi: correlation(p.base, p.cand),
+  };
+}
+
+function moverBounds(m: PairedMoments, z: number, continuity: boolean): [number, number] {
   const bounds = scoreBounds(continuity);
-  const pb = mean(base);
-  const pc = mean(cand);
-  const [lb, ub] = bounds(pb, effectiveTrials(base, baseN), z);
-  const [lc, uc] = bounds(pc, effectiveTrials(cand, candN), z);
-  const phi = correlation(base, cand);
+  const { pb, pc, phi } = m;
+  const [lb, ub] = bounds(pb, m.trialsBase, z);
+  const [lc, uc] = bounds(pc, m.trialsCand, z);
   const delta = pc - pb;
   const down = Math.sqrt((pc - lc) ** 2 - 2 * phi * (pc - lc) * (ub - pb) + (ub - pb) ** 2);
   const up = Math.sqrt((uc - pc) ** 2 - 2 * phi * (uc - pc) * (pb - lb) + (pb - lb) ** 2);
@@ -194,6 +222,48 @@ export function minimumDetectableDrop(interval: Interval, margin: number): numbe
   const half = interval.high - interval.estimate;
   const se = half / twoSidedZ(interval.level);
   return Math.max(half, margin) + Z_POWER_80 * se;
+}
+
+/** Beyond this many items the estimate stops: no suite of items like these is that large. */
+const MOST_ITEMS_ESTIMATED = 1e9;
+
+/**
+ * Items a suite like this one would need to tell a drop of `margin` from no change: the size at
+ * which the interval's lower half-width is at most margin·z / (z + z₀.₈), so that an unchanged
+ * candidate passes the gate in about 80% of runs and one that dropped by the margin in about
+ * 2.5%. An estimate: the items are taken to stay as they are (same rates, same spread, same
+ * correlation between the runs), so a suite r times as large is worth r times the effective
+ * trials, and the score interval is used whatever the method. The current size when it is
+ * already enough; null when no size is (margin 0, or more than a billion items).
+ */
+export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): number | null {
+  const n = p.base.length;
+  if (n === 0 || !(margin > 0)) return null;
+  const z = twoSidedZ(level);
+  const target = (margin * z) / (z + Z_POWER_80);
+  const moments = pairedMoments(p);
+  const lowerHalfWidth = (scale: number) => {
+    const scaled = {
+      ...moments,
+      trialsBase: moments.trialsBase * scale,
+      trialsCand: moments.trialsCand * scale,
+    };
+    return moments.pc - moments.pb - moverBounds(scaled, z, true)[0];
+  };
+  if (lowerHalfWidth(1) <= target) return n;
+  let enough = 2;
+  while (lowerHalfWidth(enough) > target) {
+    enough *= 2;
+    if (enough * n > MOST_ITEMS_ESTIMATED) return null;
+  }
+  // The half-width shrinks as the suite grows: bisect (geometrically) between too few and enough.
+  let few = enough / 2;
+  for (let step = 0; step < 40; step++) {
+    const middle = Math.sqrt(few * enough);
+    if (lowerHalfWidth(middle) > target) few = middle;
+    else enough = middle;
+  }
+  return Math.ceil(enough * n);
 }
 
 /** Ids that changed in the given direction, largest change first, ties by id. */
@@ -255,6 +325,7 @@ export function comparePaired(
     margin,
     verdict: paired.ids.length === 0 ? "inconclusive" : verdictOf(delta, low, high, margin),
     mde: paired.ids.length === 0 ? Number.NaN : minimumDetectableDrop(interval, margin),
+    itemsNeeded: itemsNeeded(paired, margin, level),
     strata: strataDeltas(paired, method, opts),
   };
 }
