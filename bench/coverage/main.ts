@@ -36,9 +36,9 @@ interface Job {
   config: CellConfig;
 }
 
-const SIZES = [10, 30, 100, 1000];
-const RATES = [0.5, 0.8, 0.95, 0.99];
-const KS = [1, 3, 5];
+const SIZES = [10, 20, 30, 50, 100, 300, 1000];
+const RATES = [0.5, 0.7, 0.9, 0.95, 0.99];
+const KS = [1, 3, 5, 10];
 
 function flag(args: readonly string[], name: string, fallback: string): string {
   const at = args.indexOf(`--${name}`);
@@ -48,11 +48,12 @@ function flag(args: readonly string[], name: string, fallback: string): string {
 function parseOptions(args: readonly string[]): Options {
   return {
     runs: Number(flag(args, "runs", "2000")),
+    ladderRuns: Number(flag(args, "ladder-runs", "400")),
     resamples: Number(flag(args, "resamples", "1000")),
     margin: Number(flag(args, "margin", "0.02")),
     seed: Number(flag(args, "seed", "1")),
     workers: Number(flag(args, "workers", String(Math.min(2, cpus().length)))),
-    kappas: flag(args, "kappa", "2,20")
+    kappas: flag(args, "kappa", "inf,20,2,0.2")
       .split(",")
       .map((s) => (s === "inf" ? Number.POSITIVE_INFINITY : Number(s))),
   };
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
   );
   process.stderr.write("\n");
   const seconds = (performance.now() - started) / 1000;
-  printReport(parts.flat(), { ...options, seconds, kappas: options.kappas });
+  printReport(parts.flat(), { ...options, seconds });
 }
 
 function work(job: Job): void {

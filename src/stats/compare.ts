@@ -13,14 +13,16 @@
  */
 
 import { bootstrapMeanInterval } from "./bootstrap.js";
-import { normalQuantile, twoSidedZ } from "./distributions.js";
+import { binomialLogPmf, normalCdf } from "./distributions.js";
 import {
+  type BoundsFunction,
+  clopperPearsonBounds,
   DEFAULT_INTERVAL_METHOD,
   effectiveTrials,
   type ItemAgg,
   itemScore,
   mean,
-  scoreBounds,
+  sampleVariance,
 } from "./interval.js";
 import type { Interval, IntervalMethod } from "./types.js";
 
@@ -64,9 +66,8 @@ export interface Comparison {
   verdict: Verdict;
   /**
    * Minimum detectable effect: the smallest true drop that this gate would call `regression` in
-   * 80% of runs of this size and spread. The rule needs delta < −margin and high < 0, so the drop
-   * must exceed the margin and the interval's upper half-width h, plus 0.84 standard errors
-   * (taking se = h / z): mde = max(h, margin) + 0.84·h/z. NaN when nothing is paired.
+   * 80% of runs of this size and spread (see minimumDetectableDrop). NaN when nothing is paired
+   * or no drop up to the baseline's whole pass rate would be caught that often.
    */
   mde: number;
   /** Per-stratum deltas with intervals (no verdicts: many strata would multiply false alarms). */
@@ -117,7 +118,20 @@ function missing(from: ReadonlyMap<string, ItemAgg>, other: ReadonlyMap<string, 
   return [...from.keys()].filter((id) => !other.has(id)).sort(byId);
 }
 
-export function correlation(x: ArrayLike<number>, y: ArrayLike<number>): number {
+/**
+ * Newcombe's continuity-corrected correlation of the two runs' item scores (method 11 of
+ * Newcombe 1998): for 0/1 scores, AD − BC of the paired 2×2 table shrunk by N/2 toward 0, here
+ * Σ(x − x̄)(y − ȳ) − 1/2, which is the same thing for 0/1 scores and extends it to item means.
+ * Without the correction, two identical runs correlate perfectly and the interval collapses to
+ * [0, 0] (two items, one passing and one failing, would "pass" on no evidence).
+ */
+export function correctedCorrelation(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  const { sxy, sxx, syy } = crossSums(x, y);
+  return correctedFromSums(sxy, sxx, syy);
+}
+
+/** Σ(x − x̄)(y − ȳ), Σ(x − x̄)², Σ(y − ȳ)². */
+function crossSums(x: ArrayLike<number>, y: ArrayLike<number>) {
   const mx = mean(x);
   const my = mean(y);
   let sxy = 0;
@@ -130,36 +144,82 @@ export function correlation(x: ArrayLike<number>, y: ArrayLike<number>): number 
     sxx += dx * dx;
     syy += dy * dy;
   }
+  return { sxy, sxx, syy };
+}
+
+function correctedFromSums(sxy: number, sxx: number, syy: number): number {
   // No spread in one run: the correlation is undefined, and 0 ignores the pairing, which can
   // only widen the interval when, as for the same items run twice, scores correlate positively.
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : 0;
+  if (!(sxx > 0 && syy > 0)) return 0;
+  const covariance = sxy > 0 ? Math.max(0, sxy - 0.5) : sxy;
+  return covariance / Math.sqrt(sxx * syy);
+}
+
+/** What the paired score interval depends on: both rates, their effective trials, the correlation. */
+export interface PairedMoments {
+  n: number;
+  pb: number;
+  pc: number;
+  trialsBase: number;
+  trialsCand: number;
+  phi: number;
+}
+
+export function pairedMoments(p: PairedScores): PairedMoments {
+  return {
+    n: p.base.length,
+    pb: mean(p.base),
+    pc: mean(p.cand),
+    trialsBase: effectiveTrials(p.base, p.baseN),
+    trialsCand: effectiveTrials(p.cand, p.candN),
+    phi: correctedCorrelation(p.base, p.cand),
+  };
 }
 
 /**
- * Newcombe's score interval for a paired difference (MOVER; methods 10 and 11 of Newcombe 1998,
- * without and with continuity correction), built from the two runs' design-effect Wilson
- * intervals and the correlation of item scores between the runs. Unlike a Wald or bootstrap
+ * Newcombe's score interval for a paired difference (MOVER, method 11 of Newcombe 1998), built
+ * from the two runs' design-effect intervals and the corrected correlation of item scores
+ * between the runs, as half-widths below and above the delta. Unlike a Wald or bootstrap
  * interval it does not collapse to [0, 0] when no item changed, so a small suite stays
  * inconclusive instead of passing on no evidence.
  */
-export function pairedWilsonBounds(
-  base: Float64Array,
-  cand: Float64Array,
-  baseN: ArrayLike<number>,
-  candN: ArrayLike<number>,
-  z: number,
-  continuity: boolean,
-): [number, number] {
-  const bounds = scoreBounds(continuity);
-  const pb = mean(base);
-  const pc = mean(cand);
-  const [lb, ub] = bounds(pb, effectiveTrials(base, baseN), z);
-  const [lc, uc] = bounds(pc, effectiveTrials(cand, candN), z);
-  const phi = correlation(base, cand);
-  const delta = pc - pb;
+export function moverHalfWidths(
+  m: PairedMoments,
+  level: number,
+  bounds: BoundsFunction = clopperPearsonBounds,
+): { down: number; up: number } {
+  const { pb, pc, phi } = m;
+  const [lb, ub] = bounds(pb, m.trialsBase, level);
+  const [lc, uc] = bounds(pc, m.trialsCand, level);
   const down = Math.sqrt((pc - lc) ** 2 - 2 * phi * (pc - lc) * (ub - pb) + (ub - pb) ** 2);
   const up = Math.sqrt((uc - pc) ** 2 - 2 * phi * (uc - pc) * (pb - lb) + (pb - lb) ** 2);
+  const unseen = unseenShare(m.n, level);
+  return { down: Math.max(down, pb * unseen), up: Math.max(up, (1 - pb) * unseen) };
+}
+
+/**
+ * The largest share of the item population that can change without one of n sampled items
+ * showing it, at the interval's level: 1 − (tail)^(1/n) ("rule of three": 3/n at 95% one-sided).
+ * k samples per item narrow the noise of each item, not this: a candidate that breaks 2% of all
+ * items breaks none of 100 sampled ones in 13% of runs, so no suite of 100 items can rule out a
+ * drop of 2%, however many samples each item has. The bounds are kept at least that far out.
+ */
+function unseenShare(n: number, level: number): number {
+  return 1 - ((1 - level) / 2) ** (1 / n);
+}
+
+export function pairedScoreBounds(p: PairedScores, level: number): [number, number] {
+  const delta = meanDifference(p);
+  const { down, up } = moverHalfWidths(pairedMoments(p), level);
   return [Math.max(-1, delta - down), Math.min(1, delta + up)];
+}
+
+/**
+ * Mean of the per-item differences: items with equal scores contribute exactly 0, so two runs
+ * with the same item scores (whatever their k) differ by 0, not by a rounding error like -3e-16.
+ */
+export function meanDifference(p: PairedScores): number {
+  return mean(differences(p));
 }
 
 function differences(p: PairedScores): Float64Array {
@@ -177,9 +237,8 @@ export function pairedDeltaInterval(
     return { estimate: Number.NaN, low: Number.NaN, high: Number.NaN, level, method };
   }
   if (method === "bootstrap") return bootstrapMeanInterval(differences(p), { ...opts, level });
-  const z = twoSidedZ(level);
-  const [low, high] = pairedWilsonBounds(p.base, p.cand, p.baseN, p.candN, z, true);
-  return { estimate: mean(p.cand) - mean(p.base), low, high, level, method };
+  const [low, high] = pairedScoreBounds(p, level);
+  return { estimate: meanDifference(p), low, high, level, method };
 }
 
 export function verdictOf(delta: number, low: number, high: number, margin: number): Verdict {
@@ -188,12 +247,79 @@ export function verdictOf(delta: number, low: number, high: number, margin: numb
   return "inconclusive";
 }
 
-const Z_POWER_80 = normalQuantile(0.8);
+const MDE_POWER = 0.8;
+const MDE_BISECTIONS = 40;
+/** Binomial terms further than this many standard deviations from the mean are left out. */
+const PMF_SPREAD = 8;
 
-export function minimumDetectableDrop(interval: Interval, margin: number): number {
-  const half = interval.high - interval.estimate;
-  const se = half / twoSidedZ(interval.level);
-  return Math.max(half, margin) + Z_POWER_80 * se;
+/**
+ * The smallest drop d the gate calls `regression` in 80% of runs like this one, from what the
+ * runs would look like under the drop (the spread under no change is optimistic: a drop adds the
+ * items that break). A drop of d is modelled as it happens in practice: each item breaks (scores
+ * 0) with probability q = d / baseline rate, so X ~ Binomial(n, q) items break. Given X = x, the
+ * delta is about −x·rate/n, give or take the noise of the other items (the observed variance of
+ * the differences) and of the broken items' baseline scores, and the gate's upper half-width
+ * h(x) is the score interval's for a candidate with x items at 0 (rate − x·rate/n; the
+ * covariance between the runs shrinks by the share kept). The rule needs delta < −margin and
+ * delta + h < 0; the chance of that is summed over x. NaN when nothing is paired, and when even
+ * breaking every item would not be caught that often.
+ */
+export function minimumDetectableDrop(p: PairedScores, level: number, margin: number): number {
+  const moments = pairedMoments(p);
+  const { n, pb: rate } = moments;
+  if (n === 0 || !(rate > 0)) return Number.NaN;
+  const caught = regressionChance(p, moments, level, margin);
+  if (caught(rate) < MDE_POWER) return Number.NaN;
+  let low = 0;
+  let high = rate;
+  for (let i = 0; i < MDE_BISECTIONS; i++) {
+    const middle = (low + high) / 2;
+    if (caught(middle) >= MDE_POWER) high = middle;
+    else low = middle;
+  }
+  return high;
+}
+
+/** The chance, as a function of the drop d, that the gate says regression (see above). */
+function regressionChance(p: PairedScores, m: PairedMoments, level: number, margin: number) {
+  const { n, pb: rate } = m;
+  const diffs = differences(p);
+  const noise = sampleVariance(diffs, mean(diffs)) || 0;
+  const squares = mean(p.base.map((b) => b * b));
+  const lossVariance = Math.max(0, squares - rate * rate);
+  const { sxy, sxx } = crossSums(p.base, p.cand);
+  const threshold = new Map<number, number>();
+  const thresholdAt = (x: number): number => {
+    const known = threshold.get(x);
+    if (known !== undefined) return known;
+    const share = x / n;
+    const pc = rate * (1 - share);
+    const candVariance = (1 - share) * squares - pc * pc;
+    const trialsCand =
+      candVariance > 0
+        ? Math.min(m.trialsBase, Math.max(n, (pc * (1 - pc) * n) / candVariance))
+        : n;
+    // Breaking items scales the covariance between the runs by the share kept (see above).
+    const phi = correctedFromSums(sxy * (1 - share), sxx, n * candVariance);
+    const { up } = moverHalfWidths({ ...m, pc, trialsCand, phi }, level);
+    const value = Math.max(margin, up);
+    threshold.set(x, value);
+    return value;
+  };
+  return (d: number): number => {
+    const q = Math.min(1, d / rate);
+    const sd = Math.sqrt(n * q * (1 - q));
+    const first = Math.max(0, Math.floor(n * q - PMF_SPREAD * sd));
+    const last = Math.min(n, Math.ceil(n * q + PMF_SPREAD * sd));
+    let chance = 0;
+    for (let x = first; x <= last; x++) {
+      const spread = Math.sqrt((n - x) * noise + x * lossVariance) / n;
+      const lead = (x * rate) / n - thresholdAt(x);
+      const given = spread > 0 ? normalCdf(lead / spread) : lead > 0 ? 1 : 0;
+      chance += Math.exp(binomialLogPmf(x, n, q)) * given;
+    }
+    return chance;
+  };
 }
 
 /** Ids that changed in the given direction, largest change first, ties by id. */
@@ -254,7 +380,7 @@ export function comparePaired(
     missingFromBaseline: missing(cand, base),
     margin,
     verdict: paired.ids.length === 0 ? "inconclusive" : verdictOf(delta, low, high, margin),
-    mde: paired.ids.length === 0 ? Number.NaN : minimumDetectableDrop(interval, margin),
+    mde: minimumDetectableDrop(paired, level, margin),
     strata: strataDeltas(paired, method, opts),
   };
 }
