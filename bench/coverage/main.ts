@@ -49,6 +49,7 @@ function parseOptions(args: readonly string[]): Options {
   return {
     runs: Number(flag(args, "runs", "2000")),
     ladderRuns: Number(flag(args, "ladder-runs", "400")),
+    mdeRuns: Number(flag(args, "mde-runs", "400")),
     resamples: Number(flag(args, "resamples", "1000")),
     margin: Number(flag(args, "margin", "0.02")),
     seed: Number(flag(args, "seed", "1")),

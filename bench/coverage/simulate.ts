@@ -41,6 +41,8 @@ export interface CellConfig {
   runs: number;
   /** Runs per step of the drop ladder that measures the drop caught 80% of the time. */
   ladderRuns: number;
+  /** Runs whose printed MDE is computed (the median of those is compared with the ladder's). */
+  mdeRuns: number;
   resamples: number;
   margin: number;
   seed: number;
@@ -206,7 +208,7 @@ interface Tallies {
   mdes: Float64Array;
 }
 
-function newTallies(runs: number): Tallies {
+function newTallies(runs: number, mdeRuns: number): Tallies {
   return {
     covered: record(INTERVAL_METHODS, () => 0),
     width: record(INTERVAL_METHODS, () => 0),
@@ -215,7 +217,7 @@ function newTallies(runs: number): Tallies {
     passAtMargin: 0,
     power: 0,
     powerDeltas: new Float64Array(runs),
-    mdes: new Float64Array(runs),
+    mdes: new Float64Array(Math.min(runs, mdeRuns)),
   };
 }
 
@@ -242,7 +244,7 @@ function simulateRun(t: Tallies, cell: Cell, config: CellConfig, rng: Rng, run: 
   }
   const gate = defaultGate(unchanged, margin);
   if (gate.verdict === "inconclusive") t.inconclusive += 1;
-  t.mdes[run] = minimumDetectableDrop(unchanged, 0.95, margin);
+  if (run < t.mdes.length) t.mdes[run] = minimumDetectableDrop(unchanged, 0.95, margin);
   const atMargin = dropped(rng, p, base, cell, margin);
   if (defaultGate(atMargin, margin).verdict === "pass") t.passAtMargin += 1;
   const twice = defaultGate(dropped(rng, p, base, cell, 2 * margin), margin);
@@ -294,7 +296,7 @@ function median(values: Float64Array): number {
 export function simulateCell(cell: Cell, config: CellConfig): CellResult {
   const { runs } = config;
   const rng = createRng(config.seed);
-  const t = newTallies(runs);
+  const t = newTallies(runs, config.mdeRuns);
   for (let run = 0; run < runs; run++) simulateRun(t, cell, config, rng, run);
   const share = (count: number) => count / runs;
   return {

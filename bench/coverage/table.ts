@@ -157,7 +157,10 @@ function check(ok: boolean, text: string): string {
 function ratioTarget(results: readonly CellResult[], k1: boolean, limit: number, what: string) {
   const cells = results.filter((r) => !Number.isNaN(widthRatio(r)) && (r.k === 1) === k1);
   const w = worst(cells, widthRatio, true);
-  return check(widthRatio(w) <= limit, `${what}: worst ${ratio(widthRatio(w)).trim()} (${cellName(w)})`);
+  return check(
+    widthRatio(w) <= limit,
+    `${what}: worst ${ratio(widthRatio(w)).trim()} (${cellName(w)})`,
+  );
 }
 
 function targetsSection(results: readonly CellResult[]): string[] {
@@ -165,7 +168,11 @@ function targetsSection(results: readonly CellResult[]): string[] {
   const reg = worst(results, (r) => r.falseRegression[DEFAULT], true);
   const pass = worst(results, (r) => r.passAtMargin, true);
   const off = (r: CellResult) => Math.abs(mdeAccuracy(r) - 1);
-  const mde = worst(results, (r) => (Number.isNaN(off(r)) ? Number.POSITIVE_INFINITY : off(r)), true);
+  const mde = worst(
+    results,
+    (r) => (Number.isNaN(off(r)) ? Number.POSITIVE_INFINITY : off(r)),
+    true,
+  );
   const mdeMissed = results.filter((r) => !(off(r) <= TARGET.mdeAccuracy));
   return [
     "",
@@ -175,7 +182,12 @@ function targetsSection(results: readonly CellResult[]): string[] {
       `coverage ≥ 93% in every cell: worst ${pct(cov.coverage[DEFAULT]).trim()}% (${cellName(cov)})`,
     ),
     ratioTarget(results, true, TARGET.widthVsExact, "width ≤ 1.05 × Clopper–Pearson at k = 1"),
-    ratioTarget(results, false, TARGET.widthVsCluster, "width ≤ 1.10 × cluster-robust (n ≥ 100, rate ≤ 0.9)"),
+    ratioTarget(
+      results,
+      false,
+      TARGET.widthVsCluster,
+      "width ≤ 1.10 × cluster-robust (n ≥ 100, rate ≤ 0.9)",
+    ),
     check(
       reg.falseRegression[DEFAULT] <= TARGET.falseRegression,
       `false regressions ≤ 3% in every cell: worst ${pct(reg.falseRegression[DEFAULT]).trim()}% (${cellName(reg)})`,
@@ -190,7 +202,10 @@ function targetsSection(results: readonly CellResult[]): string[] {
     ),
     ...mdeMissed
       .slice(0, 12)
-      .map((r) => `    ${cellName(r)}: printed ${r.mde.toFixed(4)}, caught 80% at ${r.drop80.toFixed(4)}`),
+      .map(
+        (r) =>
+          `    ${cellName(r)}: printed ${r.mde.toFixed(4)}, caught 80% at ${r.drop80.toFixed(4)}`,
+      ),
   ];
 }
 

@@ -72,7 +72,8 @@ function firstGuess(p: number, a: number, b: number): number {
     const al = (x * x - 3) / 6;
     const h = 2 / (1 / (2 * a - 1) + 1 / (2 * b - 1));
     const w =
-      (x * Math.sqrt(al + h)) / h - (1 / (2 * b - 1) - 1 / (2 * a - 1)) * (al + 5 / 6 - 2 / (3 * h));
+      (x * Math.sqrt(al + h)) / h -
+      (1 / (2 * b - 1) - 1 / (2 * a - 1)) * (al + 5 / 6 - 2 / (3 * h));
     return a / (a + b * Math.exp(2 * w));
   }
   const t = Math.exp(a * Math.log(a / (a + b))) / a;
@@ -81,7 +82,7 @@ function firstGuess(p: number, a: number, b: number): number {
   return p < t / w ? (a * w * p) ** (1 / a) : 1 - (b * w * (1 - p)) ** (1 / b);
 }
 
-const QUANTILE_EPS = 1e-12;
+const QUANTILE_EPS = 1e-10;
 const HALLEY_STEPS = 40;
 
 /** x with I_x(a, b) = p, for a, b > 0 (not necessarily whole numbers). */

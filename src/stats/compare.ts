@@ -17,6 +17,8 @@ import { binomialLogPmf, normalCdf } from "./distributions.js";
 import {
   type BoundsFunction,
   clopperPearsonBounds,
+  clopperPearsonHigh,
+  clopperPearsonLow,
   DEFAULT_INTERVAL_METHOD,
   effectiveTrials,
   type ItemAgg,
@@ -191,10 +193,16 @@ export function moverHalfWidths(
   const { pb, pc, phi } = m;
   const [lb, ub] = bounds(pb, m.trialsBase, level);
   const [lc, uc] = bounds(pc, m.trialsCand, level);
-  const down = Math.sqrt((pc - lc) ** 2 - 2 * phi * (pc - lc) * (ub - pb) + (ub - pb) ** 2);
-  const up = Math.sqrt((uc - pc) ** 2 - 2 * phi * (uc - pc) * (pb - lb) + (pb - lb) ** 2);
   const unseen = unseenShare(m.n, level);
-  return { down: Math.max(down, pb * unseen), up: Math.max(up, (1 - pb) * unseen) };
+  return {
+    down: Math.max(moverHalf(pc - lc, ub - pb, phi), pb * unseen),
+    up: Math.max(moverHalf(uc - pc, pb - lb, phi), (1 - pb) * unseen),
+  };
+}
+
+/** One side of the MOVER interval: the candidate's side and the baseline's opposite side. */
+function moverHalf(cand: number, base: number, phi: number): number {
+  return Math.sqrt(cand * cand - 2 * phi * cand * base + base * base);
 }
 
 /**
@@ -248,9 +256,12 @@ export function verdictOf(delta: number, low: number, high: number, margin: numb
 }
 
 const MDE_POWER = 0.8;
-const MDE_BISECTIONS = 40;
+/** Bisection steps: the MDE to within 1e-6 of the baseline rate. */
+const MDE_BISECTIONS = 20;
 /** Binomial terms further than this many standard deviations from the mean are left out. */
-const PMF_SPREAD = 8;
+const PMF_SPREAD = 6;
+/** The half-width h(x) is smooth in x: computed at this many points, interpolated between. */
+const THRESHOLD_POINTS = 64;
 
 /**
  * The smallest drop d the gate calls `regression` in 80% of runs like this one, from what the
@@ -288,9 +299,12 @@ function regressionChance(p: PairedScores, m: PairedMoments, level: number, marg
   const squares = mean(p.base.map((b) => b * b));
   const lossVariance = Math.max(0, squares - rate * rate);
   const { sxy, sxx } = crossSums(p.base, p.cand);
-  const threshold = new Map<number, number>();
-  const thresholdAt = (x: number): number => {
-    const known = threshold.get(x);
+  const step = Math.max(1, Math.ceil(n / THRESHOLD_POINTS));
+  const baseSide = rate - clopperPearsonLow(rate, m.trialsBase, level);
+  const floor = Math.max(margin, (1 - rate) * unseenShare(n, level));
+  const computed = new Map<number, number>();
+  const computedAt = (x: number): number => {
+    const known = computed.get(x);
     if (known !== undefined) return known;
     const share = x / n;
     const pc = rate * (1 - share);
@@ -301,10 +315,17 @@ function regressionChance(p: PairedScores, m: PairedMoments, level: number, marg
         : n;
     // Breaking items scales the covariance between the runs by the share kept (see above).
     const phi = correctedFromSums(sxy * (1 - share), sxx, n * candVariance);
-    const { up } = moverHalfWidths({ ...m, pc, trialsCand, phi }, level);
-    const value = Math.max(margin, up);
-    threshold.set(x, value);
+    const candSide = clopperPearsonHigh(pc, trialsCand, level) - pc;
+    const value = Math.max(floor, moverHalf(candSide, baseSide, phi));
+    computed.set(x, value);
     return value;
+  };
+  const thresholdAt = (x: number): number => {
+    const below = Math.floor(x / step) * step;
+    if (below === x) return computedAt(x);
+    const above = Math.min(n, below + step);
+    const share = (x - below) / (above - below);
+    return computedAt(below) * (1 - share) + computedAt(above) * share;
   };
   return (d: number): number => {
     const q = Math.min(1, d / rate);

@@ -121,11 +121,17 @@ export function wilsonBounds(p: number, trials: number, level: number): [number,
  * nothing away where no correction is needed.
  */
 export function clopperPearsonBounds(p: number, trials: number, level: number): [number, number] {
-  const tail = (1 - level) / 2;
+  return [clopperPearsonLow(p, trials, level), clopperPearsonHigh(p, trials, level)];
+}
+
+export function clopperPearsonLow(p: number, trials: number, level: number): number {
   const successes = p * trials;
-  const low = p <= 0 ? 0 : betaQuantile(tail, successes, trials - successes + 1);
-  const high = p >= 1 ? 1 : betaQuantile(1 - tail, successes + 1, trials - successes);
-  return [low, high];
+  return p <= 0 ? 0 : betaQuantile((1 - level) / 2, successes, trials - successes + 1);
+}
+
+export function clopperPearsonHigh(p: number, trials: number, level: number): number {
+  const successes = p * trials;
+  return p >= 1 ? 1 : betaQuantile((1 + level) / 2, successes + 1, trials - successes);
 }
 
 export type BoundsFunction = (p: number, trials: number, level: number) => [number, number];
