@@ -297,7 +297,12 @@ describe("minimum detectable drop", () => {
     expect(caught / 600).toBeLessThan(0.9);
     expect(
       minimumDetectableDrop(
-        { base: new Float64Array(0), cand: new Float64Array(0), baseN: [], candN: [] },
+        {
+          base: new Float64Array(0),
+          cand: new Float64Array(0),
+          baseN: new Float64Array(0),
+          candN: new Float64Array(0),
+        },
         0.95,
         0.02,
       ),
