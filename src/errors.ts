@@ -8,11 +8,20 @@ export class InputError extends Error {
 }
 
 /**
- * A run that started but could not finish writing (a full disk). The rows written so far stay
- * valid; the CLI prints the message (which says how to finish the run) and exits 1.
+ * A run that started but cannot go on: a full disk (exit 1), an endpoint that refuses the API
+ * key (exit 2: every further call would be refused alike). Thrown by a sample, it stops every
+ * lane; the rows written so far stay valid, and the CLI prints the message (which says how to
+ * finish the run) and exits with `exitCode`.
  */
 export class RunStoppedError extends Error {
   override name = "RunStoppedError";
+
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.fellShort,
+  ) {
+    super(message);
+  }
 }
 
 /** Exit codes shared by every command (DESIGN.md). */
@@ -22,3 +31,20 @@ export const EXIT = {
   couldNotRun: 2,
   interrupted: 130,
 } as const;
+
+/**
+ * Several problems in what the user gave us, found in one pass so they can all be fixed at once
+ * (every broken check file, every duplicate id, every script that does not compile). The CLI
+ * prints each as its own error line; the message holds them all, one after another.
+ */
+export class InputProblems extends InputError {
+  override name = "InputError";
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join("\n"));
+  }
+}
+
+/** Throws the problems found, if any. */
+export function throwProblems(problems: readonly string[]): void {
+  if (problems.length > 0) throw new InputProblems(problems);
+}

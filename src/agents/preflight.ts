@@ -1,4 +1,4 @@
-import { access, constants } from "node:fs/promises";
+import { access, constants, stat } from "node:fs/promises";
 import path from "node:path";
 import type { AgentOverride } from "../config/schema.js";
 import { resolveTemplate } from "./resolve.js";
@@ -19,11 +19,14 @@ export async function missingAgentProgram(
   const install = template.install ? ` Install it with: ${template.install}.` : "";
   return (
     `Harness agent '${agent}' runs '${program}', which was not found on PATH.${install} ` +
-    "See the README's Harness setup section."
+    "See docs/harness.md of eval-banana (Built-in agents)."
   );
 }
 
-/** True when `program` can be executed: an existing path, or a name found on PATH. */
+/**
+ * True when `program` can be executed, found as spawn finds it: a name with a slash is a path
+ * from `cwd`, any other name is looked up on `envPath`; a folder does not count.
+ */
 export async function isExecutable(
   program: string,
   envPath: string | undefined,
@@ -35,12 +38,15 @@ export async function isExecutable(
         .split(path.delimiter)
         .filter(Boolean)
         .map((dir) => path.join(dir, program));
-  for (const candidate of candidates) {
-    const ok = await access(candidate, constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-    if (ok) return true;
-  }
+  for (const candidate of candidates) if (await isExecutableFile(candidate)) return true;
   return false;
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  const info = await stat(file).catch(() => null);
+  if (!info?.isFile()) return false;
+  return access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }

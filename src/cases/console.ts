@@ -1,4 +1,6 @@
 import pc from "picocolors";
+import { notRunLine } from "../report/coverage.js";
+import { oneLine } from "../report/reason.js";
 import { summaryText } from "../report/summary-text.js";
 import type { CaseReport, ItemSummary } from "./report.js";
 
@@ -12,9 +14,9 @@ export function caseReportConsole(report: CaseReport): string {
     `Run ID: ${report.run_id}`,
     `Target: ${targetLine(report)}`,
     `Samples: ${report.stats.samples} of ${report.samples_planned} (k=${report.k}), time ${(report.duration_ms / 1000).toFixed(2)} s`,
-    summaryText({ stats: report.stats, ...report.summary }).trimEnd(),
+    summaryText({ stats: report.stats, ...report.summary }, report).trimEnd(),
     ...itemLines(report.items),
-    ...(report.interrupted ? [pc.yellow("Interrupted: not every sample ran.")] : []),
+    ...(report.interrupted ? [pc.yellow(notRunLine(report, report.stats))] : []),
     `Passed: ${report.run_passed ? pc.green(`yes (${whyPassed(report)})`) : pc.red(`no (${whyNot(report)})`)}`,
     `Report: ${report.output_dir}/report.md`,
   ];
@@ -59,7 +61,7 @@ function itemLines(items: readonly ItemSummary[]): string[] {
   if (short.length === 0) return [];
   const shown = short.slice(0, LISTED_ITEMS).map((item) => {
     const color = item.errors > 0 ? pc.yellow : pc.red;
-    const why = item.problem ? ` - ${clip(item.problem, PROBLEM_CHARS)}` : "";
+    const why = item.problem ? ` - ${oneLine(item.problem, PROBLEM_CHARS)}` : "";
     return `- ${item.id}: ${color(item.score.toFixed(2))}${why}`;
   });
   const more = short.length - shown.length;
@@ -68,9 +70,4 @@ function itemLines(items: readonly ItemSummary[]): string[] {
     ...shown,
     ...(more > 0 ? [`  … and ${more} more (see report.md)`] : []),
   ];
-}
-
-function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ");
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

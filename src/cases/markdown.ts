@@ -1,3 +1,4 @@
+import { notRunBanner, notRunText } from "../report/coverage.js";
 import { cell, summaryMarkdown } from "../report/summary-markdown.js";
 import { targetLine, whyNot } from "./console.js";
 import type { CaseReport, ItemSummary } from "./report.js";
@@ -7,6 +8,7 @@ export function caseReportMarkdown(report: CaseReport): string {
   const lines = [
     "# eval-banana report (cases)",
     "",
+    ...(report.interrupted ? notRunBanner(report, report.stats) : []),
     "| Field | Value |",
     "| --- | --- |",
     `| Run ID | \`${report.run_id}\` |`,
@@ -15,10 +17,10 @@ export function caseReportMarkdown(report: CaseReport): string {
     `| Samples | ${report.stats.samples} of ${report.samples_planned} planned (k=${report.k}) |`,
     `| Pass threshold | ${report.pass_threshold ?? "none"} |`,
     `| Run passed | ${report.run_passed ? "yes" : `no (${whyNot(report)})`} |`,
-    ...(report.interrupted ? ["| Interrupted | yes (not every sample ran) |"] : []),
+    ...(report.interrupted ? [`| Interrupted | yes (${notRunText(report, report.stats)}) |`] : []),
     `| Duration | ${(report.duration_ms / 1000).toFixed(2)} s |`,
     "",
-    ...summaryMarkdown({ stats: report.stats, ...report.summary }),
+    ...summaryMarkdown({ stats: report.stats, ...report.summary }, report),
     ...itemSections(report.items),
   ];
   return `${lines.join("\n")}\n`;
@@ -30,7 +32,7 @@ function itemSections(items: readonly ItemSummary[]): string[] {
   return [
     "## Items that fell short",
     "",
-    "| Item | Stratum | Score | Samples | Errors | First problem |",
+    "| Item | Stratum | Score | Samples | Errors | Reason |",
     "| --- | --- | --- | --- | --- | --- |",
     ...short.map(
       (item) =>

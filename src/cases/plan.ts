@@ -1,13 +1,15 @@
 import path from "node:path";
 import { type Config, type EvalConfig, environmentOf } from "../config/load.js";
-import { InputError } from "../errors.js";
+import { EXIT, InputError, RunStoppedError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
-import { createCommandTarget } from "../model/command-target.js";
+import { createCommandTarget, missingProgram } from "../model/command-target.js";
 import { redactUrl } from "../model/redact.js";
+import { AccessRefusedError } from "../model/refused.js";
 import type { CaseTarget } from "../model/types.js";
-import { configOf } from "../run/options.js";
-import type { CaseSettings, TargetInfo } from "../run/record.js";
+import { configOf, flagGiven } from "../run/options.js";
+import type { CaseManifest, CaseSettings, TargetInfo } from "../run/record.js";
+import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { loadCases, needsJudge } from "./load.js";
@@ -53,9 +55,10 @@ export function caseSettings(plan: Plan): CaseSettings {
 
 /** Validates everything and builds the targets; throws InputError, makes no call. */
 export async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
-  const request = checkRequest(options);
+  const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "cases");
+  const request = checkRequest(resumed === null ? options : resumedOptions(options, resumed));
   const config = await configOf(options);
-  const settings = config.eval;
+  const settings = resumed === null ? config.eval : resumedSettings(config.eval, options, resumed);
   const cwd = path.resolve(options.cwd ?? ".");
   const casesFile = displayPath(path.resolve(cwd, options.cases));
   const loaded = await loadCases(casesFile);
@@ -67,7 +70,10 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const chat =
     access === null
       ? null
-      : await chatTarget(settings, access.key, options.cache === false ? null : cache);
+      : stopOnRefusal(
+          await chatTarget(settings, access.key, options.cache === false ? null : cache),
+          refusalAdvice(access, settings.apiBase),
+        );
   const race = interrupter(signal);
   const judgeVersions = new Set<string>();
   const judge =
@@ -94,6 +100,49 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     scrubber,
     judgeVersions,
   };
+}
+
+/**
+ * `--resume` finishes the run as it was started: the target, k and sampling parameters the
+ * command line leaves out come from its manifest (one it gives that differs is refused later).
+ */
+function resumedOptions(options: RunCasesOptions, run: CaseManifest): RunCasesOptions {
+  const targetGiven = options.model !== undefined || options.command !== undefined;
+  return {
+    ...options,
+    ...(targetGiven ? {} : targetOptions(run.target)),
+    k: options.k ?? run.k,
+    temperature: options.temperature ?? run.temperature ?? undefined,
+    maxTokens: options.maxTokens ?? run.max_tokens ?? undefined,
+  };
+}
+
+function targetOptions(target: TargetInfo): Pick<RunCasesOptions, "model" | "command"> {
+  return target.kind === "model" ? { model: target.model } : { command: target.command };
+}
+
+/** The endpoint and judge of the run being resumed, unless a flag names others. */
+function resumedSettings(
+  settings: EvalConfig,
+  options: RunCasesOptions,
+  run: CaseManifest,
+): EvalConfig {
+  return {
+    ...settings,
+    judge: flagGiven(options, "eval.judge") ? settings.judge : (run.judge_model ?? settings.judge),
+    apiBase: flagGiven(options, "eval.api_base")
+      ? settings.apiBase
+      : endpointOf(run.target, settings.apiBase),
+  };
+}
+
+/**
+ * The run's endpoint; the configured one when it is the same, since the manifest's has any URL
+ * credentials left out.
+ */
+function endpointOf(target: TargetInfo, configured: string): string {
+  if (target.kind !== "model" || redactUrl(configured) === target.api_base) return configured;
+  return target.api_base;
 }
 
 function caseScrubber(options: RunCasesOptions, apiBase: string, apiKey: string | null): Scrubber {
@@ -174,6 +223,13 @@ function judgeModelFor(cases: readonly Case[], settings: EvalConfig, file: strin
 /** The host whose endpoint always needs a key; any other may be a local one that needs none. */
 const KEYED_HOST = "api.openai.com";
 
+/** How the run reaches the endpoint: with the API key (and where it came from), or with none. */
+interface EndpointAccess {
+  key: string | null;
+  /** The variable the key was read from; "option" for the library's `apiKey`; null for none. */
+  from: string | null;
+}
+
 /**
  * How the run reaches the endpoint, when it calls it (a model target or a judge): with the API
  * key, or with none for a local endpoint (Ollama, vLLM, a proxy) when no key is set.
@@ -183,14 +239,41 @@ function endpointAccess(
   settings: EvalConfig,
   model: string | undefined,
   judge: string | null,
-): { key: string | null } | null {
+): EndpointAccess | null {
   if (model === undefined && judge === null) return null;
+  if (options.apiKey) return { key: options.apiKey, from: "option" };
   const env = environmentOf(options);
-  const key = options.apiKey || API_KEY_VARIABLES.map((name) => env[name]).find(Boolean);
-  if (key) return { key };
+  const from = API_KEY_VARIABLES.find((name) => env[name]);
+  if (from !== undefined) return { key: env[from] ?? null, from };
   if (new URL(settings.apiBase).hostname === KEYED_HOST)
     throw missingKey(settings.apiBase, model, judge);
-  return { key: null };
+  return { key: null, from: null };
+}
+
+/** What to do when the endpoint refuses the key: which variable to set. */
+function refusalAdvice({ from }: EndpointAccess, apiBase: string): string {
+  const where = redactUrl(apiBase);
+  if (from === null) {
+    return `${where} asks for an API key and none was sent: set ${API_KEY_VARIABLES.join(" or ")}`;
+  }
+  if (from === "option") return `the API key given was refused by ${where}: pass one it accepts`;
+  const first = API_KEY_VARIABLES[0];
+  const also = from === first ? "" : ` (or ${first}, which is read first)`;
+  return `the key in ${from} was refused by ${where}: set ${from}${also} to a key it accepts`;
+}
+
+/**
+ * A refused key would be refused on every call, the judge's too: the first refusal stops the
+ * run (exit 2) instead of making an error row of every sample.
+ */
+function stopOnRefusal(chat: ChatTarget, advice: string): ChatTarget {
+  return {
+    complete: (request, sample, callSignal) =>
+      chat.complete(request, sample, callSignal).catch((error: unknown) => {
+        if (!(error instanceof AccessRefusedError)) throw error;
+        throw new RunStoppedError(`${error.message}. Stopped: ${advice}.`, EXIT.couldNotRun);
+      }),
+  };
 }
 
 function missingKey(apiBase: string, model: string | undefined, judge: string | null): InputError {
@@ -234,10 +317,15 @@ async function buildTarget(
 ): Promise<{ target: CaseTarget; info: TargetInfo }> {
   if (request.target.kind === "command") {
     const { command } = request.target;
+    const env = targetEnv(parts.options);
+    const missing = await missingProgram(command, parts.cwd, env);
+    if (missing !== null) {
+      throw new InputError(`--target ${JSON.stringify(command)}: ${missing}; nothing ran`);
+    }
     const target = createCommandTarget({
       command,
       cwd: parts.cwd,
-      env: targetEnv(parts.options),
+      env,
       timeoutMs: parts.settings.timeoutSeconds * 1000,
       cache: parts.options.cache === true ? parts.cache : null,
     });

@@ -1,3 +1,4 @@
+import { coverageOf } from "../report/coverage.js";
 import type { RowTally } from "../report/row-tally.js";
 import {
   type RunStats,
@@ -39,7 +40,9 @@ export interface CaseReport {
   completed_at: string;
   duration_ms: number;
   interrupted: boolean;
-  /** cases × k; more than stats.samples when the run was interrupted. */
+  /** cases, cases never run, cases × k: an interrupted run's stats are over what ran. */
+  items_planned: number;
+  items_not_run: number;
   samples_planned: number;
   stats: RunStats;
   /** Flaky items, failures per grader, strata, latency, tokens and cost (eb report's view). */
@@ -73,7 +76,7 @@ export type CaseReportMeta = Pick<
   | "pass_threshold"
 >;
 
-/** The rows of a case run: their aggregates, the cases in file order, and why items fell short. */
+/** The rows of a case run: their aggregates (why items fell short too), the cases in file order. */
 export interface CaseRunRows {
   rows: RowTally;
   cases: readonly { id: string }[];
@@ -92,7 +95,7 @@ export function buildCaseReport(
     kind: "cases",
     ...meta,
     model_versions: meta.target.kind === "model" ? [...run.tally.modelVersions].sort() : [],
-    samples_planned: run.cases.length * meta.k,
+    ...coverageOf(run.cases.length, meta.k, stats),
     stats,
     summary,
     meets_threshold: meets,
@@ -114,7 +117,7 @@ function itemSummaries(run: CaseRunRows): ItemSummary[] {
         score: item.sum / item.n,
         errors: item.errors,
         cached: item.cached,
-        problem: run.tally.problems.get(id) ?? null,
+        problem: item.problem,
       },
     ];
   });

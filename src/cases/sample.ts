@@ -1,6 +1,8 @@
+import { RunStoppedError } from "../errors.js";
 import { gradeOutput } from "../graders/grade.js";
 import type { ChatTarget } from "../model/chat.js";
 import type { CaseTarget, ChatResult, Usage } from "../model/types.js";
+import { oneLine } from "../report/reason.js";
 import type { CaseRow } from "../run/record.js";
 import type { Case } from "./schema.js";
 
@@ -55,6 +57,8 @@ export async function runCaseSample(
     const input = { id: c.id, stratum: c.stratum, messages: c.messages };
     result = await opts.target.complete(input, sample, opts.signal);
   } catch (error) {
+    // A failure that stops the whole run (a refused key) is no sample's result.
+    if (error instanceof RunStoppedError) throw error;
     return errorRow(c, sample, opts.model, error, Math.round(performance.now() - started));
   }
   const tally = new UsageTally();
@@ -68,11 +72,13 @@ export async function runCaseSample(
   const pass = Object.values(marks).every(Boolean);
   // A grader that could not grade (a judge call that failed) is an error, not a failure.
   const broken = Object.entries(errors).map(([name, message]) => `${name}: ${message}`);
+  const error = broken.length > 0 ? broken.join("; ").slice(0, MAX_ERROR_CHARS) : null;
   return {
     ...baseRow(c, sample, opts.model),
     score: pass ? 1 : 0,
-    status: broken.length > 0 ? "error" : pass ? "passed" : "failed",
-    ...(broken.length > 0 ? { error: broken.join("; ").slice(0, 500) } : {}),
+    status: error !== null ? "error" : pass ? "passed" : "failed",
+    reason: error !== null ? oneLine(error) : failedReason(marks, reasons),
+    error,
     marks,
     ...(Object.keys(reasons).length > 0 ? { reasons } : {}),
     model_version: result.model,
@@ -84,6 +90,16 @@ export async function runCaseSample(
     text: result.text,
     cached: result.cached,
   };
+}
+
+/** Each failing grader and why, `equals: expected "42", got "43"; tone: …`; null when all passed. */
+function failedReason(
+  marks: Record<string, boolean>,
+  reasons: Record<string, string>,
+): string | null {
+  const failed = Object.entries(marks).filter(([, pass]) => !pass);
+  if (failed.length === 0) return null;
+  return oneLine(failed.map(([name]) => `${name}: ${reasons[name] ?? "failed"}`).join("; "));
 }
 
 function baseRow(c: Case, sample: number, model: string): CaseRow {
@@ -102,6 +118,7 @@ function baseRow(c: Case, sample: number, model: string): CaseRow {
     judge_prompt_tokens: null,
     judge_completion_tokens: null,
     text: null,
+    reason: null,
     error: null,
     cached: false,
     cost: null,
@@ -113,7 +130,8 @@ function errorRow(c: Case, sample: number, model: string, error: unknown, ms: nu
   const message = error instanceof Error ? error.message : String(error);
   const short =
     message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message;
-  return { ...baseRow(c, sample, model), ms, error: short || "unknown error" };
+  const why = short || "unknown error";
+  return { ...baseRow(c, sample, model), ms, reason: oneLine(why), error: why };
 }
 
 /** Sums the token usage of the judge calls made while grading one sample. */

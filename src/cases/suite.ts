@@ -120,6 +120,7 @@ function scrubRow(row: CaseRow, scrubber: Scrubber): CaseRow {
   return {
     ...row,
     text: scrub(row.text),
+    reason: scrub(row.reason),
     error: scrub(row.error),
     ...(reasons ? { reasons } : {}),
   };

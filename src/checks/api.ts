@@ -1,32 +1,37 @@
 import { environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
-import { type Preflight, preflight } from "./preflight.js";
+import { preflight, type Selected, selectChecks } from "./preflight.js";
 
 export interface ChecksQuery extends LoadConfigOptions {
   checkDir?: string | undefined;
+  checkIds?: readonly string[] | undefined;
   tags?: readonly string[] | undefined;
 }
 
 /**
  * The checks `eb list` shows, in discovery order, and the warnings found loading them (config
- * legacy keys, deprecated fields). Throws InputError on any invalid file.
+ * legacy keys, deprecated fields). Throws InputError naming every invalid file.
  */
-export async function listChecks(query: ChecksQuery = {}): Promise<Preflight> {
+export async function listChecks(
+  query: ChecksQuery = {},
+): Promise<Selected & { projectRoot: string }> {
   const config = await loadConfig(query);
-  const found = await preflight(config, query, "list", environmentOf(query));
-  return { ...found, warnings: [...config.warnings, ...found.warnings] };
+  const found = await selectChecks(config, query);
+  const warnings = [...config.warnings, ...found.warnings];
+  return { ...found, warnings, projectRoot: config.projectRoot };
 }
 
 /**
  * What `eb validate` checks: every definition, and the pre-flight of `eb run` where it is about
- * the definitions (an agent that is not installed here is a warning). Throws InputError.
+ * the definitions: each script_path is there, every script compiles with the run's interpreter
+ * (an agent that is not installed here is a warning). Throws InputError with every problem.
  */
-export async function validateChecks(query: ChecksQuery = {}): Promise<Preflight> {
+export async function validateChecks(query: ChecksQuery = {}): Promise<Selected> {
   const config = await loadConfig(query);
-  const found = await preflight(
+  const { checks, warnings } = await preflight(
     config,
     { checkDir: query.checkDir },
     "validate",
     environmentOf(query),
   );
-  return { ...found, warnings: [...config.warnings, ...found.warnings] };
+  return { checks, warnings: [...config.warnings, ...warnings] };
 }

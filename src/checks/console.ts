@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { lastLine } from "../process/tail.js";
+import { notRunLine } from "../report/coverage.js";
 import { summaryText } from "../report/summary-text.js";
 import type { CheckReport, CheckResult } from "./report.js";
 
@@ -14,17 +14,13 @@ export function checkReportConsole(report: CheckReport): string {
     `Passed: ${report.run_passed ? pc.green("yes") : pc.red("no")}`,
     ...report.checks.map(checkLine),
   ];
-  if (report.interrupted) lines.push(pc.yellow("Interrupted: not every check ran."));
-  lines.push("", summaryText({ stats: report.stats, ...report.summary }).trimEnd());
+  if (report.interrupted) lines.push(pc.yellow(notRunLine(report, report.stats)));
+  lines.push("", summaryText({ stats: report.stats, ...report.summary }, report).trimEnd());
   lines.push(`Report: ${report.output_dir}/report.md`);
   return `${lines.join("\n")}\n`;
 }
 
 function checkLine(check: CheckResult): string {
   const status = STATUS_COLOR[check.status](check.status);
-  const why =
-    check.reason ??
-    check.error_detail ??
-    (check.status === "failed" ? lastLine(check.stderr) : null);
-  return `- ${check.check_id}: ${status}${why ? ` - ${why}` : ""}`;
+  return `- ${check.check_id}: ${status}${check.reason ? ` - ${check.reason}` : ""}`;
 }

@@ -1,6 +1,7 @@
 import { type Dirent, realpathSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { InputError } from "../errors.js";
 
 export interface DiscoverOptions {
   projectRoot: string;
@@ -20,11 +21,22 @@ export async function discoverCheckFiles(options: DiscoverOptions): Promise<stri
   const exclude = new Set(options.excludeDirs);
   const found = new Set<string>();
   if (options.checkDir !== undefined) {
-    await scanChecksDir(path.resolve(options.projectRoot, options.checkDir), exclude, found);
+    await scanChecksDir(await checkDirOf(options.projectRoot, options.checkDir), exclude, found);
   } else {
     await findChecksDirs(options.projectRoot, exclude, found);
   }
   return [...found].sort(byCodePoint);
+}
+
+/** `--check-dir` as an absolute folder; one that is not there is an error, not an empty list. */
+async function checkDirOf(projectRoot: string, checkDir: string): Promise<string> {
+  const dir = path.resolve(projectRoot, checkDir);
+  const info = await stat(dir).catch(() => null);
+  if (info?.isDirectory()) return dir;
+  const what = info === null ? "does not exist" : "is not a folder";
+  throw new InputError(
+    `--check-dir ${checkDir}: ${dir} ${what} (the path is relative to the project root ${projectRoot})`,
+  );
 }
 
 /** Code-point order, as Python sorts strings (UTF-8 byte order is code-point order). */

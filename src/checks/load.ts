@@ -1,12 +1,16 @@
 import { open } from "node:fs/promises";
-import { InputError } from "../errors.js";
+import { InputError, throwProblems } from "../errors.js";
 import { type DiscoverOptions, discoverCheckFiles } from "./discover.js";
 import { parseCheck, parseYamlMapping } from "./parse.js";
+import { idMatcher, noMatch, selectByTags } from "./select.js";
 import type { Check } from "./types.js";
 
 export interface SelectOptions extends DiscoverOptions {
-  /** Run only the check with this id; other files need not be valid. */
-  checkId?: string | undefined;
+  /**
+   * Only the checks whose id matches one of these (an id, or a glob with `*` and `?`); files
+   * with other ids need not be valid.
+   */
+  checkIds?: readonly string[] | undefined;
   /** Keep checks having at least one of these tags. */
   tags?: readonly string[] | undefined;
 }
@@ -34,51 +38,105 @@ export async function readCheckFile(file: string): Promise<Uint8Array> {
   }
 }
 
-/** Discovers, loads and selects checks; any invalid definition stops everything (InputError). */
-export async function loadChecks(options: SelectOptions): Promise<Check[]> {
-  const files = await discoverCheckFiles(options);
-  const checks =
-    options.checkId === undefined ? await loadAll(files) : [await loadById(files, options.checkId)];
-  const tags = options.tags ?? [];
-  if (tags.length === 0) return checks;
-  return checks.filter((check) => check.tags.some((tag) => tags.includes(tag)));
+/** Checks loaded, and every problem found loading them (each a message naming file:line). */
+export interface FoundChecks {
+  checks: Check[];
+  problems: string[];
 }
 
-async function loadAll(files: readonly string[]): Promise<Check[]> {
-  const checks = await Promise.all(
-    files.map(async (file) => parseCheck(file, await readCheckFile(file))),
-  );
-  const seen = new Map<string, string>();
-  for (const check of checks) {
-    const first = seen.get(check.id);
-    if (first !== undefined) {
-      throw new InputError(
-        `Duplicate check id '${check.id}' found in ${first} and ${check.sourcePath}. ` +
-          "Check ids must be unique: rename one of them.",
-      );
-    }
-    seen.set(check.id, check.sourcePath);
-  }
+/** Discovers, loads and selects checks; any problem stops everything (InputError). */
+export async function loadChecks(options: SelectOptions): Promise<Check[]> {
+  const { checks, problems } = await findChecks(options);
+  throwProblems(problems);
   return checks;
 }
 
-/** Relaxed: only the file whose id matches must be valid, as in the Python original. */
-async function loadById(files: readonly string[], id: string): Promise<Check> {
-  const contents = await Promise.all(
-    files.map(async (file) => ({ file, bytes: await readCheckFile(file) })),
-  );
-  const matches = contents.filter(({ file, bytes }) => rawId(file, bytes) === id);
-  if (matches.length > 1) {
-    const paths = matches.map((match) => match.file).join(", ");
-    throw new InputError(`Duplicate check id '${id}' found in: ${paths}`);
-  }
-  const match = matches[0];
-  if (!match)
-    throw new InputError(`No check found with id '${id}'. Run \`eb list\` to see the ids.`);
-  return parseCheck(match.file, match.bytes);
+/**
+ * Discovers, loads and selects checks, finding every problem in one pass: each invalid file,
+ * each duplicate id, each `--check-id` that matches nothing. The checks that did load are
+ * returned too, so their own problems (a script that does not compile) can be found as well.
+ */
+export async function findChecks(options: SelectOptions): Promise<FoundChecks> {
+  const files = await discoverCheckFiles(options);
+  const patterns = options.checkIds ?? [];
+  const found =
+    patterns.length === 0 ? await loadFiles(files) : await loadMatching(files, patterns);
+  // A broken file may be the one with the tag asked for: the tags are looked at once all load.
+  if (found.problems.length > 0) return found;
+  return { checks: selectByTags(found.checks, options.tags ?? []), problems: [] };
 }
 
-function rawId(file: string, bytes: Uint8Array): string | undefined {
+/**
+ * Relaxed, as in the Python original: only the files whose id matches must be valid. Every file
+ * is read all the same (one too big to read is a problem: it may be the one asked for).
+ */
+async function loadMatching(
+  files: readonly string[],
+  patterns: readonly string[],
+): Promise<FoundChecks> {
+  const matchers = patterns.map(idMatcher);
+  const read = await Promise.all(files.map(readEntry));
+  const readable = read.filter((entry): entry is CheckFile => typeof entry !== "string");
+  const ids = readable.map(rawId);
+  const matches = (id: string | undefined, p: number) => id !== undefined && matchers[p]!(id);
+  const matching = readable.filter((_, i) => patterns.some((_, p) => matches(ids[i], p)));
+  const unmatched = patterns.filter((_, p) => !ids.some((id) => matches(id, p)));
+  const { checks, problems } = parseEntries(matching);
+  const unread = read.filter((entry): entry is string => typeof entry === "string");
+  return { checks, problems: [...unread, ...problems, ...unmatched.map(noMatch)] };
+}
+
+/** Every file read and parsed; a file that cannot be is a problem, not a stop. */
+async function loadFiles(files: readonly string[]): Promise<FoundChecks> {
+  return parseEntries(await Promise.all(files.map(readEntry)));
+}
+
+interface CheckFile {
+  file: string;
+  bytes: Uint8Array;
+}
+
+/** A file's bytes, or the problem reading it. */
+async function readEntry(file: string): Promise<CheckFile | string> {
+  try {
+    return { file, bytes: await readCheckFile(file) };
+  } catch (error) {
+    if (error instanceof InputError) return error.message;
+    const code = error instanceof Error && "code" in error ? String(error.code) : String(error);
+    return `${file}: could not read the check file (${code})`;
+  }
+}
+
+function parseEntries(entries: readonly (CheckFile | string)[]): FoundChecks {
+  const parsed = entries.map((entry) => (typeof entry === "string" ? entry : parseEntry(entry)));
+  const checks = parsed.filter((entry): entry is Check => typeof entry !== "string");
+  const broken = parsed.filter((entry): entry is string => typeof entry === "string");
+  return { checks, problems: [...broken, ...duplicateIds(checks)] };
+}
+
+function parseEntry({ file, bytes }: CheckFile): Check | string {
+  try {
+    return parseCheck(file, bytes);
+  } catch (error) {
+    if (error instanceof InputError) return error.message;
+    throw error;
+  }
+}
+
+function duplicateIds(checks: readonly Check[]): string[] {
+  const byId = new Map<string, string[]>();
+  for (const check of checks) byId.set(check.id, [...(byId.get(check.id) ?? []), check.sourcePath]);
+  return [...byId].flatMap(([id, paths]) => {
+    if (paths.length < 2) return [];
+    const listed = `${paths.slice(0, -1).join(", ")} and ${paths.at(-1)}`;
+    return [
+      `Duplicate check id '${id}' found in ${listed}. Check ids must be unique: rename one of them.`,
+    ];
+  });
+}
+
+/** The id as written, for selection; undefined for a file that does not parse. */
+function rawId({ file, bytes }: CheckFile): string | undefined {
   try {
     const id = parseYamlMapping(file, bytes).data.id;
     return typeof id === "string" ? id.trim() : undefined;

@@ -6,11 +6,12 @@ import {
   LineCounter,
   type Node,
   parseDocument,
+  type Scalar,
   visit,
 } from "yaml";
 import { z } from "zod";
 import { InputError } from "../errors.js";
-import type { Check } from "./types.js";
+import type { Check, ScriptPlace } from "./types.js";
 
 const nonEmpty = (field: string) =>
   z
@@ -74,7 +75,7 @@ const MAX_ALIASES = 100;
 
 /** Parses and validates one check file's exact bytes; every error names the file and position. */
 export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
-  const { data, locate } = parseYamlMapping(sourcePath, bytes);
+  const { data, locate, place } = parseYamlMapping(sourcePath, bytes);
   if (data.type === "llm_judge") {
     throw new InputError(
       `Check type 'llm_judge' was renamed to 'harness_judge' in ${sourcePath}${locate(["type"])}. ` +
@@ -97,6 +98,7 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
     description: value.description,
     tags: value.tags,
     sourcePath,
+    line: place("id")?.start ?? 1,
     targetPaths,
     warnings: targetPaths === null ? [] : [targetPathsWarning(sourcePath, locate)],
   };
@@ -114,11 +116,42 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
     yamlBytes: bytes,
     type: "deterministic",
     script: value.script || null,
+    scriptLine: value.script ? scriptLineOf(place("script"), value.script) : null,
     scriptPath: value.script ? null : (value.script_path ?? null),
+    scriptPlace: scriptPlace(place(value.script ? "script" : "script_path")),
   };
 }
 
+/**
+ * The file line of an inline script's first line: the line after a `|` or `>` header, else the
+ * value's own line. Any style but `|` joins the lines of a multi-line value into one.
+ */
+function scriptPlace(where: ScalarPlace | null): ScriptPlace {
+  if (where === null) return { firstLine: 1, folded: false };
+  const block = where.type === "BLOCK_LITERAL" || where.type === "BLOCK_FOLDED";
+  const firstLine = where.start + (block ? 1 : 0);
+  return { firstLine, folded: where.type !== "BLOCK_LITERAL" && where.end > firstLine };
+}
+
+/**
+ * The file line of an inline script's first line when the script's lines are the file's lines
+ * one for one (tracebacks can then name the YAML line): a literal block (`|`, its text starts
+ * below the header) or a one-line scalar with no escaped line break.
+ */
+function scriptLineOf(where: ScalarPlace | null, script: string): number | null {
+  if (where === null) return null;
+  if (where.type === "BLOCK_LITERAL") return where.start + 1;
+  return where.end === where.start && !script.includes("\n") ? where.start : null;
+}
+
 type Locate = (path: readonly PropertyKey[], key?: string) => string;
+
+/** A top-level scalar value's first and last line in the file, and how it was written. */
+interface ScalarPlace {
+  start: number;
+  end: number;
+  type: Scalar["type"];
+}
 
 function targetPathsWarning(sourcePath: string, locate: Locate): string {
   // A notice about the whole field: the line is enough, the column would be noise.
@@ -137,7 +170,11 @@ function targetPathsWarning(sourcePath: string, locate: Locate): string {
 export function parseYamlMapping(
   sourcePath: string,
   bytes: Uint8Array,
-): { data: Record<string, unknown>; locate: Locate } {
+): {
+  data: Record<string, unknown>;
+  locate: Locate;
+  place: (key: string) => ScalarPlace | null;
+} {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -172,7 +209,14 @@ export function parseYamlMapping(
     const offset = isNode(node) ? node.range?.[0] : undefined;
     return offset === undefined ? "" : lineCol(lineCounter, offset);
   };
-  return { data: data as Record<string, unknown>, locate };
+  const place = (key: string): ScalarPlace | null => {
+    const node = doc.get(key, true);
+    if (!isScalar(node) || !node.range) return null;
+    const [from, to] = node.range;
+    const line = (offset: number) => lineCounter.linePos(offset).line;
+    return { start: line(from), end: line(Math.max(from, to - 1)), type: node.type };
+  };
+  return { data: data as Record<string, unknown>, locate, place };
 }
 
 function lineCol(lineCounter: LineCounter, offset: number): string {

@@ -1,52 +1,69 @@
 import type { Config } from "../config/load.js";
-import { InputError } from "../errors.js";
+import { InputError, throwProblems } from "../errors.js";
+import { type PythonInterpreter, resolvePython } from "../process/python.js";
 import { type Purpose, preflightChecks } from "./executors/registry.js";
-import { loadChecks } from "./load.js";
+import { findChecks, loadChecks, type SelectOptions } from "./load.js";
 import type { Check } from "./types.js";
 
 /** Which checks a command takes. */
 export interface Selection {
   /** Scan only this folder (relative to the project root). */
   checkDir?: string | undefined;
-  /** Only the check with this id; other files need not be valid. */
-  checkId?: string | undefined;
+  /** Only the checks with these ids or id globs (`schema_*`); other files need not be valid. */
+  checkIds?: readonly string[] | undefined;
   /** Checks with at least one of these tags. */
   tags?: readonly string[] | undefined;
 }
 
-export interface Preflight {
+export interface Selected {
   checks: Check[];
   /** Worth telling the user, not a reason to stop (a deprecated field, an agent not installed). */
   warnings: string[];
 }
 
+export interface Preflight extends Selected {
+  /** The interpreter deterministic checks run with (found to start, when there are any). */
+  python: PythonInterpreter;
+}
+
+/** The checks `eb list` shows: loaded and selected (every problem of every file, at once). */
+export async function selectChecks(config: Config, selection: Selection): Promise<Selected> {
+  const checks = await loadChecks(selectOptions(config, selection));
+  return { checks, warnings: checks.flatMap((check) => check.warnings) };
+}
+
+function selectOptions(config: Config, selection: Selection): SelectOptions {
+  return {
+    projectRoot: config.projectRoot,
+    excludeDirs: config.excludeDirs,
+    checkDir: selection.checkDir,
+    checkIds: selection.checkIds,
+    tags: selection.tags,
+  };
+}
+
 /**
- * The one pre-flight of `eb list`, `eb validate` and `eb run`: loads and selects the checks,
- * then (except for list) asks each check type's executor what stops it. Every reason not to run
- * is an InputError before anything runs.
+ * The one pre-flight of `eb validate` and `eb run`: selects the checks as `eb list` does, then
+ * asks each check type's executor what stops it. Every reason not to run is an InputError
+ * (all of them together) before anything runs.
  */
 export async function preflight(
   config: Config,
   selection: Selection,
-  purpose: "list" | Purpose,
+  purpose: Purpose,
   env: NodeJS.ProcessEnv,
 ): Promise<Preflight> {
-  const checks = await loadChecks({
-    projectRoot: config.projectRoot,
-    excludeDirs: config.excludeDirs,
-    checkDir: selection.checkDir,
-    checkId: selection.checkId,
-    tags: selection.tags,
-  });
-  if (purpose === "run" && checks.length === 0) {
+  // Asked while the checks load (it never rejects): a version-manager shim takes ~0.1 s.
+  const python = resolvePython(config.python, config.projectRoot, env);
+  const { checks, problems } = await findChecks(selectOptions(config, selection));
+  if (purpose === "run" && checks.length === 0 && problems.length === 0) {
     throw new InputError(
       `No checks found under ${selection.checkDir ?? config.projectRoot}. ` +
         "Checks are *.yaml files inside eval_checks/ folders; see `eb list`.",
     );
   }
-  const warnings = checks.flatMap((check) => check.warnings);
-  if (purpose === "list") return { checks, warnings };
-  const found = await preflightChecks(checks, { config, env, purpose });
-  if (found.errors.length > 0) throw new InputError(found.errors.join("\n"));
-  return { checks, warnings: [...warnings, ...found.warnings] };
+  const found = await preflightChecks(checks, { config, env, purpose, python });
+  throwProblems([...problems, ...found.errors]);
+  const warnings = [...checks.flatMap((check) => check.warnings), ...found.warnings];
+  return { checks, warnings, python: await python };
 }

@@ -1,4 +1,5 @@
 import { lastCodePoints } from "../process/tail.js";
+import { coverageOf } from "../report/coverage.js";
 import type { RunStats, RunSummary } from "../report/run-summary.js";
 import type { Status } from "../run/record.js";
 import type { CheckType } from "./types.js";
@@ -67,6 +68,10 @@ export interface CheckReport {
   run_passed: boolean;
   /** Present (true) only when Ctrl-C or SIGTERM stopped the run early. */
   interrupted?: true;
+  /** Checks, checks never run, checks × samples: an interrupted run's stats are over what ran. */
+  items_planned: number;
+  items_not_run: number;
+  samples_planned: number;
   /** The shared statistics of every kind of run (DESIGN.md), with an interval. */
   stats: RunStats;
   /** Flaky checks, failures per check type, breakdown by tag, latency (eb report's view). */
@@ -84,6 +89,9 @@ export interface ReportTiming {
   passThreshold: number;
   interrupted: boolean;
   summary: RunSummary;
+  /** The checks the run set out with, and the samples of each. */
+  itemsPlanned: number;
+  samples: number;
 }
 
 export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): CheckReport {
@@ -111,6 +119,7 @@ export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): C
     meets_threshold: meetsThreshold,
     run_passed: meetsThreshold && errored === 0 && !timing.interrupted,
     ...(timing.interrupted ? { interrupted: true as const } : {}),
+    ...coverageOf(timing.itemsPlanned, timing.samples, timing.summary.stats),
     stats: timing.summary.stats,
     summary: withoutStats(timing.summary),
     checks,

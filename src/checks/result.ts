@@ -1,9 +1,10 @@
 import { mkdir } from "node:fs/promises";
+import { oneLine } from "../report/reason.js";
 import { isoUtc } from "../run/provenance.js";
 import type { CheckRow } from "../run/record.js";
 import { errorOutcome } from "./executors/deterministic.js";
 import { execute } from "./executors/registry.js";
-import type { ExecContext, PreparedCheck } from "./executors/types.js";
+import type { ExecContext, ExecOutcome, PreparedCheck } from "./executors/types.js";
 import { boundedStream, type CheckResult } from "./report.js";
 
 /** One sample of one check as the seed's result; null when an interrupt cut it short. */
@@ -33,7 +34,7 @@ export async function runCheckSample(
     started_at: isoUtc(startedAt),
     completed_at: isoUtc(new Date()),
     duration_ms: Math.floor(performance.now() - started),
-    reason: scrubOrNull(outcome.reason),
+    reason: reasonOf(outcome, scrub),
     error_detail: scrubOrNull(outcome.errorDetail),
     stdout: scrub(boundedStream(outcome.stdout, outcome.stdoutChars, streamFile("stdout"))),
     stderr: scrub(boundedStream(outcome.stderr, outcome.stderrChars, streamFile("stderr"))),
@@ -41,6 +42,15 @@ export async function runCheckSample(
     details: outcome.details,
     check_definition_sha256: prepared.digest,
   };
+}
+
+/**
+ * The one-line reason: the executor's (a script's message, a judge's verdict), else for an error
+ * its detail. Scrubbed before it is cut, so no part of a secret survives the cut.
+ */
+function reasonOf(outcome: ExecOutcome, scrub: (text: string) => string): string | null {
+  const why = outcome.reason ?? (outcome.status === "error" ? outcome.errorDetail : null);
+  return why === null ? null : oneLine(scrub(why));
 }
 
 /** The row of one check sample in `rows.jsonl` (DESIGN.md field names). */

@@ -1,7 +1,10 @@
 import { type Config, environmentOf } from "../config/load.js";
-import { type PythonInterpreter, resolvePython } from "../process/python.js";
-import { configOf, type RunOptions } from "../run/options.js";
+import type { PythonInterpreter } from "../process/python.js";
+import { configOf, flagGiven, type RunOptions } from "../run/options.js";
+import type { CheckManifest } from "../run/record.js";
+import { manifestOfRun } from "../run/run-folder.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
+import { syntaxErrors } from "./compile.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
 import { preflight, type Selection } from "./preflight.js";
@@ -29,15 +32,17 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const warn = options.onWarning ?? (() => {});
   const config = await configOf(options);
   const env = environmentOf(options);
-  // Asked while the checks load (it never rejects): a version-manager shim takes ~0.1 s.
-  const interpreter = resolvePython(config.python, config.projectRoot, env);
-  const { checks, warnings } = await preflight(config, options, "run", env);
-  for (const warning of warnings) warn(warning);
-  const prepared = await Promise.all(checks.map(prepareCheck));
+  const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "checks");
+  const preflighted = await preflight(config, options, "run", env);
+  for (const warning of preflighted.warnings) warn(warning);
+  const checks =
+    resumed === null ? preflighted.checks : resumedChecks(preflighted.checks, options, resumed);
+  const { python } = preflighted;
+  const prepared = await prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
   const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
-    samples: options.samples ?? config.samples,
-    python: interpreterFor(checks, interpreter),
+    samples: options.samples ?? resumedSamples(config, options, resumed),
+    python: Promise.resolve(python),
     command: options.argv ? options.argv.map(scrubber.scrub) : null,
     env,
     warn: (message) => warn(scrubber.scrub(message)),
@@ -46,18 +51,48 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   return { config, ...(await runSuite(suite, { ...options, config })) };
 }
 
-async function prepareCheck(check: Check): Promise<PreparedCheck> {
-  const script = check.type === "deterministic" ? await readScriptSnapshot(check) : null;
-  return { check, script, digest: checkDefinitionSha256(check.yamlBytes, script) };
+/**
+ * `--resume` without a selection finishes the checks the run set out with (its manifest's
+ * definitions); a check added since is not one of them, one changed or gone is refused later.
+ */
+function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest): Check[] {
+  const selects = [selection.checkDir, selection.checkIds, selection.tags].some(
+    (given) => given !== undefined && given.length > 0,
+  );
+  return selects ? checks : checks.filter((check) => Object.hasOwn(run.definitions, check.id));
 }
 
-/** Only deterministic checks need Python: a judge-only run must not fail for the lack of it. */
-async function interpreterFor(
+/** The run's samples, unless the command line gives them (then a difference is refused). */
+function resumedSamples(
+  config: Config,
+  options: RunChecksOptions,
+  run: CheckManifest | null,
+): number {
+  return run === null || flagGiven(options, "core.samples") ? config.samples : run.samples;
+}
+
+/**
+ * Freezes each check's script and compiles them all in one process: a script that does not
+ * compile is that check's error, found before anything runs (never a `failed` check).
+ */
+async function prepareChecks(
   checks: readonly Check[],
-  interpreter: Promise<PythonInterpreter>,
-): Promise<PythonInterpreter> {
-  if (!checks.some((check) => check.type === "deterministic")) {
-    return { executable: "python3", error: null };
-  }
-  return interpreter;
+  python: PythonInterpreter,
+  where: { cwd: string; env: NodeJS.ProcessEnv },
+  warn: (message: string) => void,
+): Promise<PreparedCheck[]> {
+  const frozen = await Promise.all(
+    checks.map(async (check) => ({
+      check,
+      script: check.type === "deterministic" ? await readScriptSnapshot(check) : null,
+    })),
+  );
+  const syntax = await syntaxErrors(frozen, python.executable, where);
+  if (syntax.failure !== null) warn(`${syntax.failure}; the scripts run unchecked`);
+  return frozen.map(({ check, script }) => ({
+    check,
+    script,
+    digest: checkDefinitionSha256(check.yamlBytes, script),
+    syntaxError: syntax.byId.get(check.id) ?? null,
+  }));
 }

@@ -133,6 +133,8 @@ async function finish(
     passThreshold: config.passThreshold,
     interrupted: context.interrupted,
     summary: summarize(context.tally, { pricing: config.pricing }),
+    itemsPlanned: items.length,
+    samples,
   });
   return {
     report,

@@ -5,6 +5,8 @@ interface CheckBase {
   tags: string[];
   /** Absolute real path of the YAML file. */
   sourcePath: string;
+  /** The line of the `id` field in that file. */
+  line: number;
   /** The exact bytes that were parsed (they feed the digest). */
   yamlBytes: Uint8Array;
   /**
@@ -20,8 +22,19 @@ export interface DeterministicCheck extends CheckBase {
   type: "deterministic";
   /** Inline Python source, or null when `script_path` is used. */
   script: string | null;
+  /** The YAML line of the inline script's first line, or null when lines do not map one to one. */
+  scriptLine: number | null;
   /** `script_path` as written (relative to the YAML file's folder), or null. */
   scriptPath: string | null;
+  /** Where the inline script (or the `script_path` value) is in the YAML file. */
+  scriptPlace: ScriptPlace;
+}
+
+export interface ScriptPlace {
+  /** The file line holding the script's first line (or the `script_path` value). */
+  firstLine: number;
+  /** Written without `|` over several lines, so YAML joined them into one. */
+  folded: boolean;
 }
 
 export interface HarnessJudgeCheck extends CheckBase {

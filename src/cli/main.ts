@@ -2,7 +2,7 @@
 import v8 from "node:v8";
 import { Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
-import { EXIT, InputError, RunStoppedError } from "../errors.js";
+import { EXIT, InputError, InputProblems, RunStoppedError } from "../errors.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
@@ -58,7 +58,8 @@ addDiscoveryOptions(
   program
     .command("list")
     .description("list discovered checks: id, type, description, file (tab-separated)")
-    .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect),
+    .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
+    .option("--json", "print a JSON array of {id, type, file, line, tags, description}"),
 ).action(action<RunFlags>(async () => (await import("./list.js")).listCommand));
 
 addSettingOptions(
@@ -66,10 +67,14 @@ addSettingOptions(
     addDiscoveryOptions(
       program
         .command("validate")
-        .description("validate every check definition and the harness setup without running"),
+        .summary("find what eb run would break on, every problem at once, without running")
+        .description(
+          "validate without running: every check file (all problems at once), duplicate ids, " +
+            "each script_path exists, every script compiles with the run's Python, the harness setup",
+        ),
     ),
   ),
-  HARNESS_SETTINGS,
+  [...HARNESS_SETTINGS, "core.python"],
 ).action(action<RunFlags>(async () => (await import("./validate.js")).validateCommand));
 
 addSettingOptions(
@@ -83,12 +88,18 @@ addSettingOptions(
             "rows.jsonl, checks/). Exit 0: passed; 1: below the threshold or any error; " +
             "2: could not run (nothing ran); 130: interrupted (what finished is written).",
         )
-        .option("--check-id <ID>", "run only the check with this id")
+        .option(
+          "--check-id <ID>",
+          "run only the checks with this id, or a glob ('schema_*'; repeatable; other files need not be valid)",
+          collect,
+        )
         .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
+        .option("--json", "print report.json to stdout instead of the summary")
         .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
         .option(
           "--resume <RUN>",
-          "finish an interrupted run folder: only its missing check × sample pairs run",
+          "finish an interrupted run folder: only its missing check × sample pairs run; " +
+            "--samples and the checks come from the run unless given (a change is refused)",
         ),
     ),
   ),
@@ -134,7 +145,10 @@ Exit codes:
   1    some sample was an error (failed call, timeout, crashed target), or the pass rate
        was below --pass-threshold
   2    could not run: bad flag, config or case file (file:line), no API key, judge graders
-       without --judge; nothing was called
+       without --judge, a --target program not found; nothing was called. Or the endpoint
+       refused the API key (HTTP 401/403, the target's or the judge's): the run stops at once,
+       the rows so far are kept, and the message names the variable to set; finish it with
+       --resume RUN
   130  interrupted (Ctrl-C, SIGTERM): finished rows and a report marked interrupted are written
 
 Examples:
@@ -164,7 +178,9 @@ addSettingOptions(
       .option("--out <DIR>", "same as --output-dir")
       .option(
         "--resume <RUN>",
-        "finish an interrupted run folder: only its missing case × sample pairs run",
+        "finish an interrupted run folder: only its missing case × sample pairs run; the " +
+          "target, -k, --temperature, --max-tokens, --judge and --api-base come from the run " +
+          "unless given (a change is refused); the API key still comes from the environment",
       )
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
       .option("--cwd <PATH>", "working directory: config search, case file and --target", ".")
@@ -183,10 +199,12 @@ program
   .description(
     "Statistics of a finished run (a run folder or a rows.jsonl, also the article's rows): " +
       "pass rate with a 95% interval, flaky items, errors, failures per grader, breakdown by " +
-      "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config).",
+      "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config), then " +
+      "the items that failed or errored, worst first, each with the reason it fell short.",
   )
   .argument("<run>", "run folder or rows file; latest (latest~1, …) for the newest run folders")
-  .option("--json", "print the stats object (and breakdowns) as JSON")
+  .option("--json", "print the stats object (and breakdowns, every failing item) as JSON")
+  .option("--all", "list every item that fell short, with its reason (default: the worst 10)")
   .addOption(intervalOption())
   .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
   .option("--cwd <PATH>", "where the config search starts (for [pricing] and latest)", ".")
@@ -226,7 +244,7 @@ program
 function intervalOption(): Option {
   return new Option(
     "--interval <METHOD>",
-    "wilson-cc: Wilson score with continuity correction and design effect (covers ≥ 93% " +
+    "wilson-cc: Wilson score with continuity correction and design effect (covers ≥ 94% " +
       "in every tested setting); bootstrap: the article's percentile bootstrap",
   )
     .choices(["wilson-cc", "bootstrap"])
@@ -253,12 +271,13 @@ function exitCodeFor(error: unknown): number {
     return error.exitCode === 0 ? 0 : EXIT.couldNotRun;
   }
   if (error instanceof InputError) {
-    printError(error.message);
+    const problems = error instanceof InputProblems ? error.problems : [error.message];
+    for (const problem of problems) printError(problem);
     return EXIT.couldNotRun;
   }
   if (error instanceof RunStoppedError) {
     printError(error.message);
-    return EXIT.fellShort;
+    return error.exitCode;
   }
   printError(
     `unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

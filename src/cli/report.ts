@@ -1,7 +1,10 @@
+import pc from "picocolors";
 import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
+import { type Coverage, coverageOf, isIncomplete, notRunLine } from "../report/coverage.js";
+import { FAILING_LISTED, failingItems, failingItemsText } from "../report/failing-items.js";
 import { readRun } from "../report/read-rows.js";
-import { summarize } from "../report/run-summary.js";
+import { type RunStats, summarize } from "../report/run-summary.js";
 import { summaryText } from "../report/summary-text.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
@@ -10,6 +13,8 @@ import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface ReportFlags {
   json?: boolean;
+  /** List every item that fell short, not only the worst few. */
+  all?: boolean;
   interval: IntervalMethod;
   seed: string;
   cwd: string;
@@ -26,10 +31,22 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
     pricing: config.pricing,
     judgeModel: rows.manifest?.judge_model ?? null,
   });
-  // Ids, strata, tags and grader names come from the rows: made safe for the terminal.
+  const planned = rows.manifest?.planned ?? null;
+  const coverage =
+    planned === null ? null : coverageOf(planned.items, planned.samplesPerItem, summary.stats);
+  const failing = failingItems(rows.tally);
+  // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, breakdown: summary.breakdown, flaky_items: summary.flaky, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, warnings: rows.warnings }, null, 2))}\n`
-    : terminalSafe(summaryText(summary));
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...coverage, breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, warnings: rows.warnings }, null, 2))}
+`
+    : `${notRun(coverage, summary.stats)}${terminalSafe(
+        `${summaryText(summary, coverage)}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
+      )}`;
   process.stdout.write(output);
   return EXIT.passed;
+}
+
+/** A run that never finished (interrupted, stopped, killed) says so before any figure. */
+function notRun(coverage: Coverage | null, stats: RunStats): string {
+  return isIncomplete(coverage, stats) ? `${pc.yellow(notRunLine(coverage, stats))}\n` : "";
 }

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
 import { checkReportConsole } from "../checks/console.js";
@@ -16,8 +17,9 @@ export interface RunFlags extends Record<string, unknown> {
   cwd: string;
   projectConfig?: boolean;
   checkDir?: string;
-  checkId?: string;
+  checkId?: string[];
   tag?: string[];
+  json?: boolean;
   flatOutput?: boolean;
   resume?: string;
   verbose?: boolean;
@@ -34,16 +36,19 @@ export function configOptions(flags: RunFlags): LoadConfigOptions {
 
 export async function runCommand(flags: RunFlags): Promise<number> {
   const debug = debugLogger(flags.verbose);
-  const config = await loadConfig(configOptions(flags));
+  const options = configOptions(flags);
+  const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
   const interrupt = abortOnSignals();
   const progress = process.stderr.isTTY ? liveProgress : debugProgress(debug);
   try {
     const run = await runChecks({
+      // The flags too: --resume takes from the run's manifest only what they leave out.
+      ...options,
       config,
       checkDir: flags.checkDir,
-      checkId: flags.checkId,
+      checkIds: flags.checkId,
       tags: flags.tag,
       flatOutput: flags.flatOutput,
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
@@ -56,7 +61,11 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       argv: process.argv.slice(2),
     });
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
-    process.stdout.write(checkReportConsole(terminalSafeStrings(run.report)));
+    process.stdout.write(
+      flags.json
+        ? await readFile(path.join(run.runDir, "report.json"), "utf8")
+        : checkReportConsole(terminalSafeStrings(run.report)),
+    );
     if (run.exitCode === EXIT.interrupted) {
       process.stderr.write(resumeHint(process.argv.slice(2), run.runDir));
     }

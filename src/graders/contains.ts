@@ -9,6 +9,7 @@ export const contains = defineGrader({
     const low = output.toLowerCase();
     const missing = spec.all.filter((text) => !low.includes(text.toLowerCase()));
     if (missing.length === 0) return true;
-    return { pass: false, reason: `missing ${missing.map((t) => quote(t)).join(", ")}` };
+    const listed = missing.map((t) => quote(t)).join(", ");
+    return { pass: false, reason: `missing ${listed} in ${quote(output)}` };
   },
 });

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { head } from "../report/reason.js";
 import type { GraderContext, GraderDefinition, GraderOutcome, GraderResult } from "./types.js";
 
 export type Compiled =
@@ -33,8 +34,8 @@ function outcome(result: GraderResult): GraderOutcome {
   return typeof result === "boolean" ? { pass: result } : result;
 }
 
-/** Shortens a text quoted in a reason. */
+/** A text quoted in a reason: its start, with an ellipsis when cut, as one JSON string. */
 export function quote(text: string, max = 80): string {
-  const shown = text.length > max ? `${text.slice(0, max)}…` : text;
+  const shown = text.length > max ? `${head(text, max)}…` : text;
   return JSON.stringify(shown);
 }

@@ -1,3 +1,4 @@
+import { RunStoppedError } from "../errors.js";
 import type { GraderContext, GraderOutcome, GraderSpec } from "./types.js";
 
 export interface Grades {
@@ -42,6 +43,8 @@ async function safeGrade(g: GraderSpec, output: string, ctx: GraderContext): Pro
     const outcome = await g.grade(output, ctx);
     return { pass: outcome.pass === true, reason: outcome.reason };
   } catch (error) {
+    // A judge endpoint that refused the key stops the run: no grader could grade.
+    if (error instanceof RunStoppedError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     return { pass: false, reason: `grader error: ${message}`, error: message };
   }

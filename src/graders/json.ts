@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineGrader } from "./define.js";
+import { defineGrader, quote } from "./define.js";
 
 type Check = (value: unknown) => boolean;
 
@@ -44,7 +44,7 @@ export const json = defineGrader({
   schema: z.strictObject({ fields: z.record(z.string(), fieldType).optional() }),
   grade(output, spec) {
     const doc = parseObject(fenced(output));
-    if (typeof doc === "string") return { pass: false, reason: doc };
+    if (typeof doc === "string") return { pass: false, reason: `${doc}; got ${quote(output)}` };
     for (const [field, want] of Object.entries(spec.fields ?? {})) {
       if (!Object.hasOwn(doc, field)) return { pass: false, reason: `field "${field}" is missing` };
       const check = want ? TYPES[want] : undefined;

@@ -1,6 +1,6 @@
 import vm from "node:vm";
 import { z } from "zod";
-import { defineGrader } from "./define.js";
+import { defineGrader, quote } from "./define.js";
 import { pythonToJsRegex } from "./python-regex.js";
 import { longestInputWithin, regexCost } from "./regex-cost.js";
 
@@ -58,7 +58,7 @@ export const regex = defineGrader({
       return { pass: false, reason };
     }
     const scope = seen === output ? "" : ` in the first ${MAX_REGEX_INPUT} characters`;
-    return { pass: false, reason: `no match for /${spec.pattern}/${scope}` };
+    return { pass: false, reason: `no match for /${spec.pattern}/${scope} in ${quote(output)}` };
   },
 });
 

@@ -10,6 +10,7 @@ import type { Cache } from "./cache.js";
 import { type ChatRequestIdentity, chatCacheKey } from "./cache-key.js";
 import { createHttpFetch, EndpointError, type Fetch } from "./http-fetch.js";
 import { redactUrl } from "./redact.js";
+import { AccessRefusedError, REFUSED_STATUSES } from "./refused.js";
 import { askedWaitMs, type RetryPolicy, withRetries } from "./retry.js";
 import { readStoredResult, storedResult } from "./stored-result.js";
 import type { CaseTarget, ChatResult, Message } from "./types.js";
@@ -81,7 +82,7 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
       );
     } catch (error) {
       const text = `${callErrorText(error, timeoutMs, retries.maxRetries + 1)}${waitNote(error, retries)}`;
-      throw failure(`${describe(request.model)}: ${text}`, options);
+      throw failure(`${describe(request.model)}: ${text}`, options, refusedStatus(error));
     }
     const ms = Math.round(performance.now() - started);
     try {
@@ -206,13 +207,18 @@ function snippet(value: unknown): string {
 
 /**
  * A fresh Error (no cause, headers or body attached) whose text cannot carry the key, even when
- * a server echoes the Authorization header back.
+ * a server echoes the Authorization header back; an AccessRefusedError for a refused key.
  */
-function failure(message: string, options: ChatTargetOptions): Error {
+function failure(message: string, options: ChatTargetOptions, refused: number | null = null) {
   const key = options.apiKey;
-  return new Error(
-    key !== null && key.length >= 4 ? message.split(key).join("[redacted]") : message,
-  );
+  const text = key !== null && key.length >= 4 ? message.split(key).join("[redacted]") : message;
+  return refused === null ? new Error(text) : new AccessRefusedError(text, refused);
+}
+
+/** The status of an answer that refused the credentials, else null. */
+function refusedStatus(error: unknown): number | null {
+  const status = error instanceof APIError ? error.status : undefined;
+  return status !== undefined && REFUSED_STATUSES.includes(status) ? status : null;
 }
 
 /** A local endpoint that needs no key gets none, not the client's placeholder. */

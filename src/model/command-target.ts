@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
+import { isExecutable } from "../agents/preflight.js";
 import { type ProcessResult, runProcess } from "../process/run.js";
 import { InterruptedError } from "./abort.js";
 import { splitCommand } from "./argv.js";
@@ -68,6 +69,22 @@ export function createCommandTarget(options: CommandTargetOptions): CaseTarget {
       return result;
     },
   };
+}
+
+/**
+ * Why the command's program cannot be started, looked up as the spawn would (a name on the
+ * PATH of its environment, a path from its working folder); null when it can be.
+ */
+export async function missingProgram(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string | null> {
+  const program = splitCommand(command)[0]!;
+  if (await isExecutable(program, env.PATH, resolve(cwd))) return null;
+  return program.includes(sep)
+    ? `${resolve(cwd, program)} is not an executable file`
+    : `'${program}' was not found on PATH`;
 }
 
 function caseJson(input: CaseInput) {

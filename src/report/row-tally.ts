@@ -1,5 +1,6 @@
 import type { Status, StoredRow } from "../run/record.js";
 import type { ItemAgg } from "../stats/interval.js";
+import { oneLine } from "./reason.js";
 
 /** What a run keeps per item: sums, not samples, so a million rows fit in memory. */
 export interface ItemTally extends ItemAgg {
@@ -7,6 +8,8 @@ export interface ItemTally extends ItemAgg {
   tags: string[];
   errors: number;
   cached: number;
+  /** Why the first failed or errored sample fell short (`sample 2: …`); null if none. */
+  problem: string | null;
 }
 
 export interface TokenCount {
@@ -35,10 +38,12 @@ export class RowTally {
     item.n++;
     item.sum += row.score;
     this.samples++;
-    if (statusOf(row) === "error") {
+    const status = statusOf(row);
+    if (status === "error") {
       item.errors++;
       this.errors++;
     }
+    if (status !== "passed") item.problem ??= problemOf(row, status);
     for (const [name, pass] of Object.entries(row.marks ?? {})) {
       if (!pass) this.graderFailures.set(name, (this.graderFailures.get(name) ?? 0) + 1);
     }
@@ -64,6 +69,7 @@ export class RowTally {
       tags: row.tags ?? [],
       errors: 0,
       cached: 0,
+      problem: null,
     };
     this.items.set(row.id, item);
     return item;
@@ -91,6 +97,26 @@ export class RowTally {
     this.judgeTokens.input += row.judge_prompt_tokens ?? 0;
     this.judgeTokens.output += row.judge_completion_tokens ?? 0;
   }
+}
+
+/**
+ * `sample <n>: <reason>`, or `sample <n>: error: <reason>`. Rows of runs before reasons
+ * were written (and the article's) have none: it is pieced together from their error or marks.
+ */
+function problemOf(row: StoredRow, status: Exclude<Status, "passed">): string {
+  const why =
+    typeof row.reason === "string" && row.reason ? oneLine(row.reason) : pieced(row, status);
+  return `sample ${row.sample ?? 0}: ${status === "error" ? "error: " : ""}${why}`;
+}
+
+function pieced(row: StoredRow, status: Exclude<Status, "passed">): string {
+  if (status === "error") return oneLine(row.error || "unknown error");
+  const failed = Object.entries(row.marks ?? {}).filter(([, pass]) => !pass);
+  const why = failed.map(([name]) => {
+    const reason = row.reasons?.[name];
+    return typeof reason === "string" ? `${name}: ${reason}` : `${name} failed`;
+  });
+  return oneLine(why.join("; ") || `scored ${row.score}`);
 }
 
 /** Rows without a status (the article's) are errors when they carry one, else by score. */

@@ -1,17 +1,19 @@
+import { type Coverage, passRateScope } from "./coverage.js";
 import type { KStats, RunSummary } from "./run-summary.js";
 import { breakdownLevel, fixed } from "./summary-text.js";
 
 /** The statistics section of every report.md (the same facts `eb report` prints). */
-export function summaryMarkdown(summary: RunSummary): string[] {
+export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null = null): string[] {
   const { stats } = summary;
   const level = `${Math.round(stats.ci_level * 100)}%`;
+  const scope = passRateScope(coverage, stats);
   return [
     "## Statistics",
     "",
     "| Statistic | Value |",
     "| --- | --- |",
     `| Items / samples | ${stats.items} / ${stats.samples} |`,
-    `| Pass rate | ${fixed(stats.pass_rate)} (mean of item scores) |`,
+    `| Pass rate | ${fixed(stats.pass_rate)} (mean of item scores${scope ? `; ${scope}` : ""}) |`,
     `| ${level} interval | [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method}) |`,
     ...kRow("pass@", stats.pass_at_k, "at least one of k samples passes"),
     ...kRow("pass^", stats.pass_hat_k, "all k samples pass"),

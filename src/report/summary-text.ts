@@ -1,13 +1,18 @@
+import { type Coverage, passRateScope } from "./coverage.js";
 import type { Breakdown, GroupStats, KStats, RunSummary, TokenCost } from "./run-summary.js";
 
 const FLAKY_SHOWN = 10;
 
-/** The statistics block printed by `eb report` and at the end of `eb run` / `eb eval`. */
-export function summaryText(summary: RunSummary): string {
+/**
+ * The statistics block printed by `eb report` and at the end of `eb run` / `eb eval`; with what
+ * the run planned, an interrupted run's pass rate says it is over the items that ran.
+ */
+export function summaryText(summary: RunSummary, coverage: Coverage | null = null): string {
   const { stats } = summary;
+  const scope = passRateScope(coverage, stats);
   const lines = [
     `items ${stats.items}  samples ${stats.samples}`,
-    `pass rate ${fixed(stats.pass_rate)}  ${percent(stats.ci_level)} CI [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method})`,
+    `pass rate ${fixed(stats.pass_rate)}${scope ? ` ${scope}` : ""}  ${percent(stats.ci_level)} CI [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method})`,
     kLine(stats.pass_at_k, stats.pass_hat_k, stats.ci_level),
     flakyLine(summary),
     `errors ${stats.errors} of ${stats.samples} samples (scored 0, counted apart from failures)`,

@@ -11,6 +11,7 @@ const base = {
   git_commit: nullableText,
   project_root: text,
   definitions: z.record(z.string(), z.string()),
+  items_planned: z.number().int().min(0).optional(),
   command: z.array(z.string()).nullable(),
   started_at: text,
   // Runs of earlier versions wrote these only at the end.
@@ -57,16 +58,28 @@ export interface ManifestSummary {
   definitions: Record<string, string>;
   /** A case run's judge model, to price its tokens. */
   judge_model: string | null;
+  /** What the run set out to do, when its manifest says (runs of earlier versions do not). */
+  planned: { items: number; samplesPerItem: number } | null;
 }
+
+const count = z.number().int().min(0).nullable().catch(null).default(null);
 
 /** Each field on its own: one that is missing or of another shape reads as absent. */
 const summarySchema = z.looseObject({
   kind: z.enum(["checks", "cases"]).nullable().catch(null).default(null),
   definitions: z.record(z.string(), z.string()).catch({}).default({}),
   judge_model: z.string().nullable().catch(null).default(null),
+  items_planned: count,
+  // Samples per item: k of a case run, samples of a check run.
+  k: count,
+  samples: count,
 });
 
 export function summarizeManifest(value: unknown): ManifestSummary {
   const parsed = summarySchema.safeParse(value);
-  return parsed.success ? parsed.data : { kind: null, definitions: {}, judge_model: null };
+  if (!parsed.success) return { kind: null, definitions: {}, judge_model: null, planned: null };
+  const { kind, definitions, judge_model, items_planned: items, k, samples } = parsed.data;
+  const samplesPerItem = k ?? samples;
+  const planned = items === null || samplesPerItem === null ? null : { items, samplesPerItem };
+  return { kind, definitions, judge_model, planned };
 }

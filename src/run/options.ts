@@ -1,4 +1,5 @@
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
+import type { SettingId } from "../config/settings.js";
 import type { RowOf, RunKind } from "./record.js";
 import type { RunProgress } from "./suite.js";
 
@@ -31,4 +32,12 @@ export async function configOf(
   const config = await loadConfig(options);
   for (const warning of config.warnings) options.onWarning?.(warning);
   return config;
+}
+
+/**
+ * Whether the command line (the library caller's `flags`) set this setting: `--resume` takes a
+ * setting from the run's manifest unless it did, whatever the environment and config file say.
+ */
+export function flagGiven(options: Pick<LoadConfigOptions, "flags">, id: SettingId): boolean {
+  return options.flags?.[id] !== undefined;
 }

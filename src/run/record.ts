@@ -18,6 +18,11 @@ interface RowBase {
   marks: Record<string, boolean>;
   ms: number;
   model: string | null;
+  /**
+   * Why a failed or errored sample fell short, in one line (an assertion message, what a grader
+   * expected and got, a judge's reason, an error); null when it passed.
+   */
+  reason: string | null;
   error: string | null;
   cached: boolean;
   cost: number | null;
@@ -25,10 +30,7 @@ interface RowBase {
 }
 
 /** One sample of one check (`eb run`). */
-export interface CheckRow extends RowBase {
-  /** A judge's one-sentence reason; null for scripts. */
-  reason: string | null;
-}
+export type CheckRow = RowBase;
 
 /** One sample of one case (`eb eval`), with the article's field names. */
 export interface CaseRow extends RowBase {
@@ -90,6 +92,8 @@ export interface ManifestBase {
   project_root: string;
   /** Digest of every definition, by check id or case file. */
   definitions: Record<string, string>;
+  /** Checks or cases the run set out with (what `eb report` counts as never run); absent before 0.4. */
+  items_planned?: number;
   /** The command line, secrets removed; null when run through the library. */
   command: string[] | null;
   started_at: string;
@@ -131,6 +135,7 @@ export type CaseManifest = ManifestBase & CaseSettings & Partial<CaseClosing>;
 export type Manifest = CheckManifest | CaseManifest;
 
 export type SettingsOf<K extends RunKind> = K extends "checks" ? CheckSettings : CaseSettings;
+export type ManifestOf<K extends RunKind> = K extends "checks" ? CheckManifest : CaseManifest;
 /** What a run of each kind adds to its manifest as it ends. */
 export type ClosingOf<K extends RunKind> = K extends "cases" ? CaseClosing : Record<never, never>;
 export type RowOf<K extends RunKind> = K extends "checks" ? CheckRow : CaseRow;

@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 
 /** Room left on the manifest line so fields known only at the end fit in place. */
 const DEFAULT_RESERVE = 160;
@@ -109,6 +109,26 @@ export class RowWriter<M extends object> {
     } finally {
       closeSync(this.fd);
     }
+  }
+}
+
+/** The `manifest` object on the first line of a rows file (read alone), or null when there is none. */
+export function readManifest(path: string): object | null {
+  const fd = openSync(path, "r");
+  try {
+    const chunks: Buffer[] = [];
+    for (let position = 0; ; ) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const read = readSync(fd, chunk, 0, chunk.length, position);
+      const lineEnd = chunk.subarray(0, read).indexOf(0x0a);
+      chunks.push(chunk.subarray(0, lineEnd === -1 ? read : lineEnd));
+      if (lineEnd !== -1) return manifestOf(Buffer.concat(chunks));
+      // No newline: a first line cut short, as reopen() sees it too.
+      if (read === 0) return null;
+      position += read;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -8,11 +8,12 @@ import {
   COMMAND_OF,
   type Manifest,
   type ManifestBase,
+  type ManifestOf,
   RESUME_KEYS,
   type RunKind,
   type SettingsOf,
 } from "./record.js";
-import { RowWriter } from "./rows.js";
+import { RowWriter, readManifest } from "./rows.js";
 
 export interface RunFolderOptions {
   outputDir: string;
@@ -101,16 +102,29 @@ export function reopenRunFolder<K extends RunKind>(
   now: SettingsOf<K> & { definitions: Record<string, string> },
 ): { writer: RowWriter<Manifest>; manifest: Resumed } {
   const file = rowsFileOf(runDir);
-  const refuse = (why: string) =>
-    new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
   // Refused before the file is opened for writing, so a refused resume changes nothing.
   return RowWriter.reopen<Manifest>(file, (original) => {
     const manifest = parseManifest(original);
-    if (manifest === null) throw refuse("its manifest is not one eb wrote");
+    if (manifest === null) throw refusal(runDir, "its manifest is not one eb wrote");
     const why = mismatch(manifest, kind, now);
-    if (why !== null) throw refuse(why);
+    if (why !== null) throw refusal(runDir, why);
     return manifest;
   });
+}
+
+/**
+ * The manifest of the run of this kind in `runDir`, read before anything else: `--resume` takes
+ * from it the target and settings the command line leaves out.
+ */
+export function manifestOfRun<K extends RunKind>(runDir: string, kind: K): ManifestOf<K> {
+  const manifest = parseManifest(readManifest(rowsFileOf(runDir)));
+  if (manifest === null) throw refusal(runDir, "its manifest is not one eb wrote");
+  if (manifest.kind !== kind) throw refusal(runDir, `it is not a run of ${COMMAND_OF[kind]}`);
+  return manifest as ManifestOf<K>;
+}
+
+function refusal(runDir: string, why: string): InputError {
+  return new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
 }
 
 function mismatch<K extends RunKind>(

@@ -57,19 +57,23 @@ export async function runSuite<K extends RunKind, I extends SuiteItem, R>(
     return await complete(suite, run, signal, options);
   } catch (error) {
     run.rows.abandon();
-    if (isDiskFull(error)) throw stoppedByFullDisk(run.runDir, error);
-    throw error;
+    throw stopped(run.runDir, error, suite.scrubber.scrub);
   } finally {
     run.lock.release();
   }
 }
 
-function stoppedByFullDisk(runDir: string, error: unknown): RunStoppedError {
-  return new RunStoppedError(
-    `${describeFsError(error)} while writing the run folder ${runDir}. The rows written so far ` +
-      "are kept; free some space, then run the same command again with " +
-      `--resume ${runDir} to finish it.`,
-  );
+/** A run that cannot go on says where its rows are and how to finish it once the cause is fixed. */
+function stopped(runDir: string, error: unknown, scrub: (text: string) => string): unknown {
+  const kept =
+    ` The rows written so far are kept in ${path.join(runDir, ROWS_FILE)}; then run the same ` +
+    `command again with --resume ${runDir} to finish it.`;
+  if (isDiskFull(error)) {
+    const why = `${describeFsError(error)} while writing the run folder ${runDir}; free some space.`;
+    return new RunStoppedError(`${why}${kept}`);
+  }
+  if (!(error instanceof RunStoppedError)) return error;
+  return new RunStoppedError(scrub(`${error.message}${kept}`), error.exitCode);
 }
 
 async function complete<K extends RunKind, I extends SuiteItem, R>(
@@ -146,6 +150,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     project_root: suite.projectRoot,
     ...suite.settings,
     definitions: suite.definitions,
+    items_planned: suite.items.length,
     command: suite.command,
     started_at: isoUtc(startedAt),
     // Filled in when the run ends; null here means the run never got there.

@@ -87,7 +87,8 @@ describe("runCaseSample", () => {
       score: 0,
       status: "failed",
       marks: { contains: true, polite: false },
-      reasons: { polite: "no match for /please/" },
+      reasons: { polite: 'no match for /please/ in "echo: Say hello"' },
+      reason: 'polite: no match for /please/ in "echo: Say hello"',
       stratum: "typical",
       model: "m1",
       model_version: "echo-model-2026",
@@ -109,6 +110,7 @@ describe("runCaseSample", () => {
     const [row] = await rowsOf(c, {});
     expect(row).toMatchObject({ score: 1, status: "passed", marks: { equals: true } });
     expect(row).not.toHaveProperty("reasons");
+    expect(row?.reason).toBeNull();
   });
 
   it("turns a timeout into an error row and goes on with the next sample", async () => {
@@ -124,6 +126,7 @@ describe("runCaseSample", () => {
       cached: false,
     });
     expect(rows[0]?.error).toMatch(/timed out after 0\.3s$/);
+    expect(rows[0]?.reason).toBe(rows[0]?.error);
     expect(rows[0]?.error).not.toContain("SECRET");
     expect(rows[1]).toMatchObject({ sample: 1, status: "failed", error: null });
   });
@@ -136,6 +139,7 @@ describe("runCaseSample", () => {
     };
     const [row] = await rowsOf(await oneCase(greet), { target });
     expect(row?.error).toHaveLength(501);
+    expect(row?.reason).toBe(`${"x".repeat(299)}…`);
   });
 
   it("re-runs from the cache with no request reaching the server", async () => {
@@ -245,7 +249,12 @@ describe("judge graders through the chat target", () => {
   it("fails with the judge's reason on score 0", async () => {
     server.script = judgeAnswers('{"score": 0, "reason": "no greeting"}');
     const [row] = await rowsOf(await oneCase(toneCase), { judge: makeJudge(chat(), "judge-1") });
-    expect(row).toMatchObject({ score: 0, status: "failed", reasons: { tone: "no greeting" } });
+    expect(row).toMatchObject({
+      score: 0,
+      status: "failed",
+      reasons: { tone: "no greeting" },
+      reason: "tone: no greeting",
+    });
   });
 
   it("fails with 'judge gave no verdict' when the judge answers without one", async () => {
@@ -255,7 +264,8 @@ describe("judge graders through the chat target", () => {
       score: 0,
       status: "failed",
       marks: { tone: false },
-      reasons: { tone: "judge gave no verdict" },
+      reason:
+        'tone: judge gave no verdict (no JSON {"score": 0 or 1}) in its answer "VERDICT: PASS"',
     });
   });
 });

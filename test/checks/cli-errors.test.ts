@@ -175,15 +175,17 @@ describe("eb validate", () => {
     expect(existsSync(path.join(root, ".eval-banana", "results"))).toBe(false);
   });
 
-  it("warns about a missing script_path and still exits 0", async () => {
+  it("a missing script_path is an error naming file:line (exit 2)", async () => {
     const root = project({
       "eval_checks/s.yaml":
         "schema_version: 1\nid: s\ntype: deterministic\ndescription: d\nscript_path: gone.py\n",
     });
     const result = await runEb(["validate", "--cwd", root]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe("Validated 2 checks successfully.\n");
-    expect(result.stderr).toContain(path.join(root, "eval_checks", "gone.py"));
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      `error: ${path.join(root, "eval_checks", "s.yaml")}:5: Deterministic script not found: ${path.join(root, "eval_checks", "gone.py")} (ENOENT)\n`,
+    );
   });
 
   it("enforces the harness gate (exit 2)", async () => {
@@ -242,8 +244,11 @@ describe("eb list", () => {
         .map((line) => line.split("\t")[0]),
     ).toEqual(["a", "b"]);
     const none = await runEb(["list", "--cwd", root, "--tag", "nothing"]);
-    expect(none.code).toBe(0);
+    expect(none.code).toBe(2);
     expect(none.stdout).toBe("");
+    expect(none.stderr).toBe(
+      "error: No check has the tag 'nothing' (tags in use: other, slow, smoke).\n",
+    );
   });
 
   it("uses the project config found upward from --cwd (root and exclude_dirs)", async () => {

@@ -202,8 +202,13 @@ describe("checkDir", () => {
     expect(await discover(root, { checkDir: "checks" })).toEqual(abs(root, "checks/a.yaml"));
   });
 
-  it("a nonexistent folder gives no files", async () => {
+  it("a folder that is not there, or a file, is an error naming the path", async () => {
     const root = project(["eval_checks/a.yaml"]);
-    expect(await discover(root, { checkDir: "does/not/exist" })).toEqual([]);
+    await expect(discover(root, { checkDir: "does/not/exist" })).rejects.toThrow(
+      `--check-dir does/not/exist: ${path.join(root, "does/not/exist")} does not exist`,
+    );
+    await expect(discover(root, { checkDir: "eval_checks/a.yaml" })).rejects.toThrow(
+      "is not a folder",
+    );
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { requireHarness } from "../../src/checks/harness-gate.js";
 import { loadChecks, type SelectOptions } from "../../src/checks/load.js";
 import { DEFAULT_EXCLUDE_DIRS } from "../../src/config/load.js";
-import { InputError } from "../../src/errors.js";
+import { InputError, InputProblems } from "../../src/errors.js";
 import { deterministicYaml, makeProject } from "../helpers/project.js";
 
 function judgeYaml(id: string, extra = ""): string {
@@ -77,6 +77,29 @@ describe("strict loading", () => {
     });
     expect(await loadError(root)).toContain(path.join(root, "eval_checks/bad.yaml"));
   });
+
+  it("every invalid file and every duplicate id is a problem of its own, found in one pass", async () => {
+    const root = project({
+      "eval_checks/good.yaml": deterministicYaml("good", "pass"),
+      "eval_checks/bad1.yaml": "schema_version: 1\nid: [oops\n",
+      "eval_checks/bad2.yaml": deterministicYaml("bad2", "pass", "foo: 1\n"),
+      "eval_checks/dup1.yaml": deterministicYaml("dup", "pass"),
+      "eval_checks/dup2.yaml": deterministicYaml("dup", "pass"),
+      "eval_checks/dup3.yaml": deterministicYaml("dup", "pass"),
+    });
+    const error = await load(root).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputProblems);
+    const { problems } = error as InputProblems;
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toContain(path.join(root, "eval_checks/bad1.yaml"));
+    expect(problems[1]).toContain(
+      `${path.join(root, "eval_checks/bad2.yaml")}:5:1: unknown field 'foo'`,
+    );
+    const dups = ["dup1", "dup2", "dup3"].map((f) => path.join(root, `eval_checks/${f}.yaml`));
+    expect(problems[2]).toBe(
+      `Duplicate check id 'dup' found in ${dups[0]}, ${dups[1]} and ${dups[2]}. Check ids must be unique: rename one of them.`,
+    );
+  });
 });
 
 describe("checkId (relaxed)", () => {
@@ -90,7 +113,7 @@ describe("checkId (relaxed)", () => {
       "eval_checks/dup2.yaml": deterministicYaml("dup", "pass"),
       "eval_checks/bin.yaml": "\u0000\u0001",
     });
-    const checks = await load(root, { checkId: "target" });
+    const checks = await load(root, { checkIds: ["target"] });
     expect(checks.map((check) => [check.id, check.sourcePath])).toEqual([
       ["target", path.join(root, "eval_checks/target.yaml")],
     ]);
@@ -102,7 +125,7 @@ describe("checkId (relaxed)", () => {
       "sub/eval_checks/two.yaml": judgeYaml("twice"),
       "eval_checks/other.yaml": deterministicYaml("other", "pass"),
     });
-    const message = await loadError(root, { checkId: "twice" });
+    const message = await loadError(root, { checkIds: ["twice"] });
     expect(message).toContain("twice");
     expect(message).toContain(path.join(root, "eval_checks/one.yaml"));
     expect(message).toContain(path.join(root, "sub/eval_checks/two.yaml"));
@@ -110,7 +133,7 @@ describe("checkId (relaxed)", () => {
 
   it("an id not found is an error naming it", async () => {
     const root = project({ "eval_checks/a.yaml": deterministicYaml("present", "pass") });
-    const message = await loadError(root, { checkId: "absent" });
+    const message = await loadError(root, { checkIds: ["absent"] });
     expect(message).toContain("No check found with id 'absent'");
   });
 
@@ -118,7 +141,7 @@ describe("checkId (relaxed)", () => {
     const root = project({
       "eval_checks/a.yaml": deterministicYaml("chosen", "pass", "foo: 1\n"),
     });
-    const message = await loadError(root, { checkId: "chosen" });
+    const message = await loadError(root, { checkIds: ["chosen"] });
     expect(message).toContain(path.join(root, "eval_checks/a.yaml"));
     expect(message).toContain("foo");
   });
@@ -133,11 +156,11 @@ describe("checkId (relaxed)", () => {
       );
       if (strict === null) {
         // Not a valid id under the YAML schema in use: --check-id must not find it either.
-        await expect(load(root, { checkId: raw })).rejects.toBeInstanceOf(InputError);
+        await expect(load(root, { checkIds: [raw] })).rejects.toBeInstanceOf(InputError);
         return;
       }
-      const [id] = strict;
-      const selected = await load(root, { checkId: id });
+      const id = strict[0]!;
+      const selected = await load(root, { checkIds: [id] });
       expect(selected.map((check) => check.id)).toEqual([id]);
     },
   );
@@ -147,16 +170,35 @@ describe("checkId (relaxed)", () => {
       "eval_checks/a.yaml": deterministicYaml("alpha", "pass"),
       "eval_checks/b.yaml": deterministicYaml("alphabet", "pass"),
     });
-    const checks = await load(root, { checkId: "alpha" });
+    const checks = await load(root, { checkIds: ["alpha"] });
     expect(checks.map((check) => check.id)).toEqual(["alpha"]);
+  });
+
+  it("several ids and globs: each must match, only matching files need be valid", async () => {
+    const root = project({
+      "eval_checks/a.yaml": deterministicYaml("schema_a", "pass"),
+      "eval_checks/b.yaml": deterministicYaml("schema_b", "pass"),
+      "eval_checks/c.yaml": deterministicYaml("other", "pass"),
+      "eval_checks/d.yaml": deterministicYaml("unrelated", "pass"),
+      "eval_checks/broken.yaml": "schema_version: 1\nid: [unclosed\n",
+    });
+    const ids = async (checkIds: string[]) => (await load(root, { checkIds })).map((c) => c.id);
+    expect(await ids(["schema_*"])).toEqual(["schema_a", "schema_b"]);
+    expect(await ids(["schema_?", "other"])).toEqual(["schema_a", "schema_b", "other"]);
+    expect(await ids(["other", "oth*"])).toEqual(["other"]);
+    const message = await loadError(root, { checkIds: ["nope_*", "other", "absent"] });
+    expect(message).toContain("No check id matches 'nope_*'");
+    expect(message).toContain("No check found with id 'absent'");
   });
 
   it("is combined with tags", async () => {
     const root = project({
       "eval_checks/a.yaml": deterministicYaml("tagged", "pass", "tags: [x]\n"),
     });
-    expect(await load(root, { checkId: "tagged", tags: ["y"] })).toEqual([]);
-    expect((await load(root, { checkId: "tagged", tags: ["x"] })).map((c) => c.id)).toEqual([
+    expect(await loadError(root, { checkIds: ["tagged"], tags: ["y"] })).toBe(
+      "No check has the tag 'y' (tags in use: x).",
+    );
+    expect((await load(root, { checkIds: ["tagged"], tags: ["x"] })).map((c) => c.id)).toEqual([
       "tagged",
     ]);
   });
@@ -176,7 +218,12 @@ describe("tags", () => {
     expect(await ids(["smoke"])).toEqual(["a"]);
     expect(await ids(["fast"])).toEqual(["a", "d"]);
     expect(await ids(["smoke", "slow"])).toEqual(["a", "b"]);
-    expect(await ids(["none"])).toEqual([]);
+    expect(await loadError(root, { tags: ["none"] })).toBe(
+      "No check has the tag 'none' (tags in use: Smoke, fast, slow, smoke).",
+    );
+    expect(await loadError(root, { tags: ["smoke", "nope", "gone"] })).toContain(
+      "No check has the tags 'nope', 'gone'",
+    );
     expect(await ids([])).toEqual(["a", "b", "c", "d"]);
   });
 

@@ -40,13 +40,44 @@ describe("valid checks", () => {
       description: "A check.",
       tags: ["smoke", "fast"],
       sourcePath: PATH,
+      line: 2,
       yamlBytes: bytes,
       type: "deterministic",
       script: 'print("hi")\n',
+      scriptLine: 7,
       scriptPath: null,
+      scriptPlace: { firstLine: 7, folded: false },
       targetPaths: null,
       warnings: [],
     });
+  });
+
+  it("knows the YAML line of an inline script's first line when the lines map one to one", () => {
+    const line = (script: string) => {
+      const check = parse(`${DET}script: ${script}\n`);
+      return check.type === "deterministic" ? check.scriptLine : undefined;
+    };
+    expect(line("|\n\n  x = 1\n  assert x")).toBe(6);
+    expect(line("|-2\n    x = 1")).toBe(6);
+    expect(line("assert False")).toBe(5);
+    expect(line('"assert False"')).toBe(5);
+    // Folded or escaped lines are not the file's lines: no line to point at.
+    expect(line(">\n  x = 1\n  assert x")).toBeNull();
+    expect(line("x = 1\n  assert x")).toBeNull();
+    expect(line('"x = 1\\nassert x"')).toBeNull();
+  });
+
+  it("knows the file line of an inline script's first line, and whether YAML folded it", () => {
+    const place = (text: string) => {
+      const check = parse(`${DET}${text}`);
+      return check.type === "deterministic" ? check.scriptPlace : null;
+    };
+    expect(place("script: |\n  a = 1\n  b = 2\n")).toEqual({ firstLine: 6, folded: false });
+    expect(place("script: >\n  a = 1\n  b = 2\n")).toEqual({ firstLine: 6, folded: true });
+    expect(place("script: >\n  a = 1\n")).toEqual({ firstLine: 6, folded: false });
+    expect(place("script:\n  a = 1\n  b = 2\n")).toEqual({ firstLine: 6, folded: true });
+    expect(place('script: "a = 1"\n')).toEqual({ firstLine: 5, folded: false });
+    expect(place("script_path: x.py\n")).toEqual({ firstLine: 5, folded: false });
   });
 
   it("deterministic with script_path", () => {

@@ -355,7 +355,7 @@ describe("eb eval with a command target", () => {
     );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("pass rate 0.800");
-    expect(result.stdout).toContain("- refund-002: 0.00 - sample 0: failed no_amount");
+    expect(result.stdout).toContain('- refund-002: 0.00 - sample 0: no_amount: found "$"');
   });
 });
 

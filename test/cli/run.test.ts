@@ -313,7 +313,7 @@ describe("eb run with deterministic checks", () => {
     rmSync(path.join(project, "eval_checks/broken.yaml"));
     const none = await runEb(["run", "--cwd", project, "--tag", "nope"]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain("No checks found");
+    expect(none.stderr).toContain("No check has the tag 'nope' (tags in use: fast, other, slow)");
   });
 
   it("resolves the interpreter once per run, and [core] python picks another", async () => {
@@ -334,11 +334,13 @@ describe("eb run with deterministic checks", () => {
     expect(result.code).toBe(0);
     expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);
 
+    // An interpreter that cannot start stops the run before any row is written.
     const bad = await runEb(["run", "--cwd", project, "--output-dir", "bad"], {
       env: { EVAL_BANANA_PYTHON: path.join(project, "no-such-python") },
     });
-    expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain("- a: error - Python interpreter");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("Python interpreter");
+    expect(existsSync(path.join(project, "bad"))).toBe(false);
   });
 
   it("writes flat output into an empty --output-dir and refuses anything else", async () => {
@@ -386,7 +388,8 @@ describe("eb run with deterministic checks", () => {
     const deadline = Date.now() + 15_000;
     for (;;) {
       const file = rowsFile();
-      if (file && readFileSync(file, "utf8").includes('"id":"a"')) break;
+      // The run folder appears a moment before its rows file.
+      if (file && existsSync(file) && readFileSync(file, "utf8").includes('"id":"a"')) break;
       if (Date.now() > deadline) throw new Error("check a never finished");
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

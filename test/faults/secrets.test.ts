@@ -6,7 +6,7 @@ import { completion, lastContent, type SeenRequest } from "../helpers/loopback-s
 import { type CliResult, runEb } from "../helpers/project.js";
 import { type Fault, type FaultServer, reply, startFaultServer } from "./fault-server.js";
 import { agentProject } from "./process-support.js";
-import { caseLine, casesProject, filesUnder } from "./support.js";
+import { caseLine, casesProject, evalAt, filesUnder, type Grader, OUT } from "./support.js";
 
 let server: FaultServer | undefined;
 afterEach(async () => {
@@ -50,7 +50,7 @@ function leakyScript(request: SeenRequest): Fault {
       "x-echo-authorization": auth,
     });
   if (model === "judge-m") {
-    if (content.includes("judge-401")) return error(401);
+    if (content.includes("judge-refuses")) return error(401);
     return reply(completion('{"score": 1, "reason": "fine"}'));
   }
   if (content === "unauthorized") return error(401);
@@ -68,9 +68,8 @@ const CASES = [
     { type: "contains", all: ["answer"] },
     { type: "judge", criteria: ["is an answer"] },
   ]),
-  caseLine("judge-fails", "judge-401 please", [{ type: "judge", criteria: ["judge-401"] }]),
-  ...["unauthorized", "server-error", "forbidden", "html", "bad-json", "not-completion"].map(
-    (content) => caseLine(content, content),
+  ...["server-error", "html", "bad-json", "not-completion"].map((content) =>
+    caseLine(content, content),
   ),
 ];
 
@@ -125,3 +124,99 @@ describe("the API key never leaves the environment", () => {
     expectNowhere(project, secret, [result]);
   });
 });
+
+/** Three cases that pass, then one whose call is refused, then three that would pass. */
+function refusedRun(refused: string, graders: Grader[] = []): string[] {
+  const fine = (i: number) => caseLine(`ok${i}`, `q${i}`, [{ type: "contains", all: ["answer"] }]);
+  const own = graders.length > 0 ? graders : [{ type: "contains", all: ["answer"] }];
+  return [fine(1), fine(2), fine(3), caseLine("refused", refused, own), fine(4), fine(5)];
+}
+
+describe("an endpoint that refuses the key stops the run at once", () => {
+  const judged: Grader[] = [{ type: "judge", criteria: ["judge-refuses"] }];
+  it.each([
+    ["401", "unauthorized", [], 'model "mock"'],
+    ["403", "forbidden", [], 'model "mock"'],
+    ["a judge's 401", "hello", judged, 'model "judge-m"'],
+  ] as const)(
+    "%s: exit 2, the rows before it kept, the variable named, no key anywhere",
+    async (_what, content, graders, who) => {
+      server = await startFaultServer(leakyScript);
+      const secret = freshKey();
+      const root = casesProject(refusedRun(content, [...graders]));
+      const env = { EVAL_BANANA_API_KEY: secret.key };
+      const args = ["--judge", "judge-m", "--workers", "1"];
+      const result = await evalAt(root, server.baseURL, args, env);
+      expect(result.code, result.stderr).toBe(2);
+      const message = result.stderr;
+      expect(message).toContain(`${who} at ${server.baseURL}: HTTP`);
+      expect(message).toContain(
+        `the key in EVAL_BANANA_API_KEY was refused by ${server.baseURL}: set EVAL_BANANA_API_KEY to a key it accepts`,
+      );
+      const runDir = path.join(root, OUT);
+      expect(message).toContain(`kept in ${path.join(runDir, "rows.jsonl")}`);
+      expect(message).toContain(`--resume ${runDir}`);
+      expect(message).not.toContain("unexpected failure");
+      // Workers 1: the three cases before it ran, the refused one and those after did not.
+      const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trimEnd().split("\n");
+      const rows = lines.slice(1).map((line) => JSON.parse(line) as { id: string; status: string });
+      expect(rows.map((row) => [row.id, row.status])).toEqual([
+        ["ok1", "passed"],
+        ["ok2", "passed"],
+        ["ok3", "passed"],
+      ]);
+      expect(server.requests.map((r) => lastContent(r)).filter((c) => /^q[45]$/.test(c))).toEqual(
+        [],
+      );
+      // No report was written; eb report counts what never ran from the manifest.
+      const report = await runEb(["report", runDir], { cwd: root });
+      expect(report.stdout.split("\n")[0]).toBe("Interrupted: 3 of 6 items never ran");
+      expectNowhere(root, secret, [result, report]);
+
+      // With a key the endpoint takes, the printed command finishes the run.
+      server.script = (request) => reply(completion(answerOf(request)));
+      const resumed = await evalAt(root, server.baseURL, [...args, "--resume", runDir], env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const after = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trimEnd().split("\n");
+      expect(after).toHaveLength(1 + 6);
+    },
+  );
+
+  it("names OPENAI_API_KEY when the key came from it", async () => {
+    server = await startFaultServer(leakyScript);
+    const secret = freshKey();
+    const root = casesProject(refusedRun("unauthorized"));
+    const result = await evalAt(root, server.baseURL, ["--workers", "1"], {
+      EVAL_BANANA_API_KEY: "",
+      OPENAI_API_KEY: secret.key,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "the key in OPENAI_API_KEY was refused by " +
+        `${server.baseURL}: set OPENAI_API_KEY (or EVAL_BANANA_API_KEY, which is read first) to a key it accepts`,
+    );
+    expectNowhere(root, secret, [result]);
+  });
+
+  it("a local endpoint sent no key says which variables to set", async () => {
+    server = await startFaultServer(leakyScript);
+    const root = casesProject(refusedRun("unauthorized"));
+    const result = await evalAt(root, server.baseURL, ["--workers", "1"], {
+      EVAL_BANANA_API_KEY: "",
+      OPENAI_API_KEY: "",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${server.baseURL} asks for an API key and none was sent: set EVAL_BANANA_API_KEY or OPENAI_API_KEY`,
+    );
+    expect(server.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+  });
+});
+
+/** A judge verdict for the judge, an answer for the target. */
+function answerOf(request: SeenRequest): string {
+  const model = (request.json as { model?: string }).model;
+  return model === "judge-m"
+    ? '{"score": 1, "reason": "fine"}'
+    : `answer to ${lastContent(request)}`;
+}

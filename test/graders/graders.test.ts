@@ -57,7 +57,10 @@ describe("contains", () => {
   });
   it("fails naming the missing texts", async () => {
     const outcome = await grade({ type: "contains", all: ["order number", "sorry", "x"] }, "sorry");
-    expect(outcome).toEqual({ pass: false, reason: 'missing "order number", "x"' });
+    expect(outcome).toEqual({
+      pass: false,
+      reason: 'missing "order number", "x" in "sorry"',
+    });
   });
   it("rejects an empty list", () => {
     expect(issues("contains", { all: [] })).not.toEqual([]);
@@ -82,7 +85,15 @@ describe("regex", () => {
   });
   it("fails when there is no match", async () => {
     const outcome = await grade({ type: "regex", pattern: "^\\d+$" }, "12a");
-    expect(outcome).toEqual({ pass: false, reason: "no match for /^\\d+$/" });
+    expect(outcome).toEqual({ pass: false, reason: 'no match for /^\\d+$/ in "12a"' });
+  });
+  it("quotes the start of a long output, one line, with an ellipsis", async () => {
+    const output = `Hi there,\n${"thanks for asking. ".repeat(10)}`;
+    const outcome = await grade({ type: "regex", pattern: "\\d+" }, output);
+    expect(outcome.reason).toBe(
+      `no match for /\\d+/ in ${JSON.stringify(`${output.slice(0, 80)}…`)}`,
+    );
+    expect(outcome.reason).toContain('in "Hi there,\\nthanks for asking.');
   });
   it("accepts Python syntax from the article's case files", async () => {
     const named = { type: "regex", pattern: "(?P<w>ab)-(?P=w)\\Z" };
@@ -141,10 +152,12 @@ describe("json", () => {
     expect(outcome).toEqual({ pass: false, reason: 'field "due" is missing' });
   });
   it("fails text that is not JSON, and JSON that is not an object", async () => {
-    expect((await grade({ type: "json" }, "not json")).reason).toMatch(/^not valid JSON/);
+    expect((await grade({ type: "json" }, "not json")).reason).toMatch(
+      /^not valid JSON \(.*\); got "not json"$/,
+    );
     expect(await grade({ type: "json" }, "[1, 2]")).toEqual({
       pass: false,
-      reason: "JSON is an array, not an object",
+      reason: 'JSON is an array, not an object; got "[1, 2]"',
     });
   });
   it("rejects an unknown type name at compile time", () => {
@@ -188,7 +201,14 @@ describe("judge", () => {
       "y",
       withJudge("VERDICT: PASS"),
     );
-    expect(outcome).toEqual({ pass: false, reason: "judge gave no verdict" });
+    expect(outcome).toEqual({
+      pass: false,
+      reason: 'judge gave no verdict (no JSON {"score": 0 or 1}) in its answer "VERDICT: PASS"',
+    });
+  });
+  it("fails a score 0 verdict without a reason, saying so", async () => {
+    const outcome = await grade({ type: "judge", criteria: ["x"] }, "y", withJudge('{"score": 0}'));
+    expect(outcome).toEqual({ pass: false, reason: "judge scored 0 without a reason" });
   });
   it("needs a non-empty criteria list", () => {
     expect(issues("judge", { criteria: [] })).not.toEqual([]);
@@ -226,7 +246,7 @@ describe("gradeOutput", () => {
     ]);
     expect(Object.values(grades.marks).every(Boolean)).toBe(false);
     expect(JSON.parse(JSON.stringify(grades.reasons))).toEqual(
-      JSON.parse('{"__proto__": "missing \\"nope\\""}'),
+      JSON.parse('{"__proto__": "missing \\"nope\\" in \\"yes\\""}'),
     );
   });
 

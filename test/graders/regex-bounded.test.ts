@@ -67,7 +67,7 @@ describe("regex grader bound", () => {
     expect((await regexSpec("a\u0000b").grade("xa\u0000by", ctx)).pass).toBe(true);
     expect((await regexSpec("a\\x00b").grade("xa\u0000by", ctx)).pass).toBe(true);
     const miss = await regexSpec("zz").grade("\u0000\u0000", ctx);
-    expect(miss).toEqual({ pass: false, reason: "no match for /zz/" });
+    expect(miss).toEqual({ pass: false, reason: 'no match for /zz/ in "\\u0000\\u0000"' });
   });
 });
 

@@ -228,8 +228,10 @@ describe("harness_judge verdicts and failures", () => {
     expect(run.stdout).toContain("- judge: failed - it invents a number");
     const { check, runDir } = fake.result();
     expect(check).toMatchObject({ status: "failed", reason: "it invents a number" });
-    expect(readFileSync(path.join(runDir, "report.md"), "utf8")).toContain(
-      "Reason: it invents a number",
+    const markdown = readFileSync(path.join(runDir, "report.md"), "utf8");
+    expect(markdown).toContain("Reason: it invents a number");
+    expect(markdown).toMatch(
+      /\| `judge` \| `harness_judge` \| `failed` \| 0 \| \d+ \| it invents a number \|/,
     );
   });
 
@@ -245,13 +247,42 @@ describe("harness_judge verdicts and failures", () => {
     expect(check.error_detail).toContain("API Error: 500");
   });
 
-  it("no verdict on stdout is an error with the seed's message", async () => {
+  it("no verdict on stdout is an error with the seed's message, how stdout ends and where it is", async () => {
     const fake = judgeProject('[harness]\nagent = "grok"\n');
-    await runEb(["run", "--cwd", fake.project], {
+    const run = await runEb(["run", "--cwd", fake.project], {
       env: fake.env({ FAKE_AGENT_MODE: "no-verdict" }),
     });
-    expect(fake.result().check.error_detail).toBe(
-      'Harness judge output did not contain a valid JSON verdict with "score": 0 or 1.',
+    const { check, runDir } = fake.result();
+    const file = check.details.raw_response_path as string;
+    const detail = `Harness judge output did not contain a valid JSON verdict with "score": 0 or 1. Its stdout ends with "I could not decide."; all of it is in ${file}.`;
+    expect(check).toMatchObject({ status: "error", error_detail: detail, reason: detail });
+    expect(readFileSync(path.join(runDir, file), "utf8")).toBe("I could not decide.\n");
+    expect(run.stdout).toContain(`- judge: error - ${detail}`);
+    expect(readFileSync(path.join(runDir, "report.md"), "utf8")).toContain(`| ${detail} |`);
+  });
+
+  it("a score 0 verdict without a reason fails saying so, and where the output is", async () => {
+    const fake = judgeProject('[harness]\nagent = "claude"\n');
+    await runEb(["run", "--cwd", fake.project], {
+      env: fake.env({ FAKE_AGENT_VERDICT: '{"score": 0}' }),
+    });
+    const { check } = fake.result();
+    expect(check).toMatchObject({
+      status: "failed",
+      reason: `the judge scored 0 without a reason (its output: ${check.details.raw_response_path})`,
+    });
+  });
+
+  it("a long no-verdict output is quoted by its end", async () => {
+    const fake = judgeProject('[harness]\nagent = "claude"\n');
+    await runEb(["run", "--cwd", fake.project], {
+      env: fake.env({ FAKE_AGENT_MODE: "echo-prompt" }),
+    });
+    const { check } = fake.result();
+    expect(check.status).toBe("error");
+    // Its last 60 characters, newlines escaped: the end of the prompt it echoed.
+    expect(check.error_detail).toMatch(
+      /Its stdout ends with "…[^"]*0 otherwise\."; all of it is in checks\//,
     );
   });
 

@@ -5,6 +5,7 @@ import { LAUNCHER } from "../../process/python.js";
 import { type ProcessResult, runProcess } from "../../process/run.js";
 import { targetsContext } from "../targets.js";
 import type { DeterministicCheck } from "../types.js";
+import { scriptReason, shownPath } from "./script-reason.js";
 import type { ExecContext, ExecOutcome, PreparedCheck } from "./types.js";
 
 /**
@@ -19,7 +20,7 @@ export async function runDeterministic(
   const { config, python } = context;
   const snapshot = prepared.script;
   if (snapshot?.state === "unavailable") return errorOutcome(snapshot.reason);
-  if (python.error) return errorOutcome(python.error);
+  if (prepared.syntaxError !== null) return errorOutcome(prepared.syntaxError);
 
   const evidenceDir = path.join(context.checksDir, context.stem);
   const contextPath = path.join(context.scratchDir, "context.json");
@@ -39,10 +40,10 @@ export async function runDeterministic(
       2,
     ),
   );
-  const args = await scriptArgs(check, snapshot, context.scratchDir, contextPath);
+  const script = await launch(check, snapshot, context.scratchDir, config.projectRoot);
   const result = await runProcess({
     command: python.executable,
-    args,
+    args: ["-c", LAUNCHER, script.file, script.original, contextPath, script.shown, script.line],
     cwd: config.projectRoot,
     env: context.env,
     timeoutMs: config.checkTimeoutSeconds * 1000,
@@ -51,26 +52,53 @@ export async function runDeterministic(
     signal: context.signal,
     scrubber: context.scrubber,
   });
-  return outcomeOf(result, config.checkTimeoutSeconds, context.checksDir);
+  return outcomeOf(result, config.checkTimeoutSeconds, context.checksDir, script.shown);
 }
 
-async function scriptArgs(
+/** The script file that runs, what it believes it is, and how its tracebacks name it. */
+interface Launch {
+  file: string;
+  original: string;
+  shown: string;
+  /** The line its first line is shown as. */
+  line: string;
+}
+
+/**
+ * A `script_path` check runs its frozen bytes under its own name; an inline script runs from a
+ * scratch file but its tracebacks name the YAML file and the script's lines in it (when they
+ * map one to one, else the lines are counted from the script's start).
+ */
+async function launch(
   check: DeterministicCheck,
   snapshot: PreparedCheck["script"],
   scratchDir: string,
-  contextPath: string,
-): Promise<string[]> {
+  projectRoot: string,
+): Promise<Launch> {
   if (snapshot?.state === "readable") {
     const frozen = path.join(scratchDir, "frozen_script.py");
     await writeFile(frozen, snapshot.bytes);
-    return ["-c", LAUNCHER, frozen, snapshot.resolvedPath, contextPath];
+    const shown = shownPath(projectRoot, snapshot.resolvedPath);
+    return { file: frozen, original: snapshot.resolvedPath, shown, line: "1" };
   }
   const inline = path.join(scratchDir, "inline_check.py");
   await writeFile(inline, check.script ?? "");
-  return [inline, contextPath];
+  const yaml = shownPath(projectRoot, check.sourcePath);
+  const mapped = check.scriptLine !== null;
+  return {
+    file: inline,
+    original: inline,
+    shown: mapped ? yaml : `${yaml} (inline script)`,
+    line: String(check.scriptLine ?? 1),
+  };
 }
 
-function outcomeOf(result: ProcessResult, timeoutSeconds: number, checksDir: string): ExecOutcome {
+function outcomeOf(
+  result: ProcessResult,
+  timeoutSeconds: number,
+  checksDir: string,
+  shown: string,
+): ExecOutcome {
   const streams = {
     stdout: result.stdout,
     stdoutChars: result.stdoutChars,
@@ -95,10 +123,11 @@ function outcomeOf(result: ProcessResult, timeoutSeconds: number, checksDir: str
   if (unsaved !== null) {
     return { ...streams, status: "error", reason: null, errorDetail: unsaved, exitCode };
   }
+  const passed = exitCode === 0;
   return {
     ...streams,
-    status: exitCode === 0 ? "passed" : "failed",
-    reason: null,
+    status: passed ? "passed" : "failed",
+    reason: passed ? null : scriptReason(result, exitCode, shown),
     errorDetail: null,
     exitCode,
   };

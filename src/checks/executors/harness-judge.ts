@@ -4,7 +4,7 @@ import { buildInvocation, resolveTemplate } from "../../agents/resolve.js";
 import { buildCheckJudgePrompt } from "../../judge/prompt.js";
 import { extractVerdict, NO_VERDICT_MESSAGE } from "../../judge/verdict.js";
 import { runProcess } from "../../process/run.js";
-import { lastLine } from "../../process/tail.js";
+import { lastCodePoints, lastLine } from "../../process/tail.js";
 import type { HarnessJudgeCheck } from "../types.js";
 import { errorOutcome, unsavedOutput } from "./deterministic.js";
 import type { ExecContext, ExecOutcome } from "./types.js";
@@ -95,11 +95,24 @@ export async function runHarnessJudge(
     return error(`Agent ${how}${last ? `: ${last}` : ""}`);
   }
   const verdict = extractVerdict(result.stdout);
-  if (!verdict) return error(NO_VERDICT_MESSAGE);
+  const stdoutFile = details.raw_response_path;
+  if (!verdict) return error(`${NO_VERDICT_MESSAGE} ${whatCame(result.stdout, stdoutFile)}`);
+  const unexplained = `the judge scored 0 without a reason (its output: ${stdoutFile})`;
   return {
     ...streams,
     status: verdict.score === 1 ? "passed" : "failed",
-    reason: verdict.reason,
+    reason: verdict.reason ?? (verdict.score === 1 ? null : unexplained),
     errorDetail: null,
   };
+}
+
+/** Characters of an agent's last words quoted when it gave no verdict. */
+const LAST_WORDS = 60;
+
+/** What the agent printed instead of a verdict: how its stdout ends, and where all of it is. */
+function whatCame(stdout: string, file: string | null): string {
+  const trimmed = stdout.trimEnd();
+  if (file === null || trimmed.trim() === "") return "The agent printed nothing on stdout.";
+  const end = trimmed.length > LAST_WORDS ? `…${lastCodePoints(trimmed, LAST_WORDS)}` : trimmed;
+  return `Its stdout ends with ${JSON.stringify(end)}; all of it is in ${file}.`;
 }

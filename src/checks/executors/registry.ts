@@ -1,5 +1,8 @@
 import { missingAgentProgram } from "../../agents/preflight.js";
 import type { Config } from "../../config/load.js";
+import { InputError } from "../../errors.js";
+import type { PythonInterpreter } from "../../process/python.js";
+import { syntaxErrors } from "../compile.js";
 import { requireHarness } from "../harness-gate.js";
 import { readScriptSnapshot } from "../script.js";
 import type { Check, DeterministicCheck, HarnessJudgeCheck } from "../types.js";
@@ -14,6 +17,8 @@ interface PreflightContext {
   config: Config;
   env: NodeJS.ProcessEnv;
   purpose: Purpose;
+  /** The run's interpreter, asked once (it never rejects). */
+  python: Promise<PythonInterpreter>;
 }
 
 /** What a pre-flight found: errors stop the command before anything runs, warnings do not. */
@@ -38,16 +43,26 @@ const NONE: Findings = { errors: [], warnings: [] };
 
 const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } = {
   deterministic: {
-    preflight: async (checks, { purpose }) => {
-      // eb run reports a missing script as that check's error row and runs the others.
+    preflight: async (checks, { config, env, purpose, python }) => {
+      const interpreter = await python;
+      if (interpreter.error !== null) return { errors: [interpreter.error], warnings: [] };
+      // eb run reports a missing script or a syntax error as that check's error row and runs
+      // the others; eb validate stops on them.
       if (purpose === "run") return NONE;
-      const snapshots = await Promise.all(checks.map(readScriptSnapshot));
-      const warnings = snapshots.flatMap((snapshot, i) =>
-        snapshot?.state === "unavailable"
-          ? [`${checks[i]!.sourcePath}: ${snapshot.reason} (eb run will report it as an error)`]
+      const items = await Promise.all(
+        checks.map(async (check) => ({ check, script: await readScriptSnapshot(check) })),
+      );
+      const missing = items.flatMap(({ check, script }) =>
+        script?.state === "unavailable"
+          ? [`${check.sourcePath}:${check.scriptPlace.firstLine}: ${script.reason}`]
           : [],
       );
-      return { errors: [], warnings };
+      const syntax = await syntaxErrors(items, interpreter.executable, {
+        cwd: config.projectRoot,
+        env,
+      });
+      const failure = syntax.failure === null ? [] : [syntax.failure];
+      return { errors: [...missing, ...syntax.byId.values(), ...failure], warnings: [] };
     },
     run: (check, prepared, context) => runDeterministic(check, context, prepared),
   },
@@ -84,7 +99,11 @@ function preflightType<T extends keyof CheckByType>(
   context: PreflightContext,
 ): Promise<Findings> {
   const ofType = checks.filter((check): check is CheckByType[T] => check.type === type);
-  return EXECUTORS[type].preflight(ofType, context);
+  // One type's stop (no agent configured) must not hide what the others found.
+  return EXECUTORS[type].preflight(ofType, context).catch((error: unknown) => {
+    if (error instanceof InputError) return { errors: [error.message], warnings: [] };
+    throw error;
+  });
 }
 
 /** Runs one check with the executor of its type. */

@@ -45,4 +45,6 @@ export interface PreparedCheck {
   check: Check;
   digest: string;
   script: ScriptSnapshot | null;
+  /** Why the script does not compile (`file:line: message`), found before the run; or null. */
+  syntaxError: string | null;
 }
