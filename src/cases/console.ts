@@ -1,34 +1,48 @@
 import pc from "picocolors";
 import { notRunLine } from "../report/coverage.js";
+import { countOf, countsLine, type GateInput, gateLine } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
-import { summaryText } from "../report/summary-text.js";
+import { passedOf, runSummaryText } from "../report/summary-text.js";
 import type { CaseReport, ItemSummary } from "./report.js";
 
 /** Items listed under "Fell short"; the rest are in report.md and report.json. */
 const LISTED_ITEMS = 10;
 const PROBLEM_CHARS = 200;
 
-/** The console summary of `eb eval`. */
-export function caseReportConsole(report: CaseReport): string {
+/**
+ * The console summary of `eb eval`. It closes with the counts of items and the gate's line;
+ * `gate: "baseline"` leaves the gate's line to the comparison that follows (`--baseline`).
+ */
+export function caseReportConsole(
+  report: CaseReport,
+  gate: "threshold" | "baseline" = "threshold",
+): string {
   const lines = [
     `Run ID: ${report.run_id}`,
     `Target: ${targetLine(report)}`,
     `Samples: ${report.stats.samples} of ${report.samples_planned} (k=${report.k}), time ${(report.duration_ms / 1000).toFixed(2)} s`,
-    summaryText({ stats: report.stats, ...report.summary }, report).trimEnd(),
+    runSummaryText({ stats: report.stats, ...report.summary }, report).trimEnd(),
     ...itemLines(report.items),
     ...(report.interrupted ? [pc.yellow(notRunLine(report, report.stats))] : []),
-    `Passed: ${report.run_passed ? pc.green(`yes (${whyPassed(report)})`) : pc.red(`no (${whyNot(report)})`)}`,
     `Report: ${report.output_dir}/report.md`,
+    countsLine(itemCounts(report)),
+    ...(gate === "threshold" ? [gateLine(caseGate(report))] : []),
   ];
-  return `${lines.join("\n")}\n`;
+  return `${lines.filter((line) => line !== "").join("\n")}\n`;
 }
 
-export function percent(value: number | null): string {
-  return value === null ? "n/a" : `${(value * 100).toFixed(1)}%`;
+function caseGate(report: CaseReport): GateInput {
+  const { passed, samples, errors } = report.stats;
+  const { pass_threshold: threshold, interrupted } = report;
+  return { passed, samples, errors, threshold, interrupted };
 }
 
-export function share(part: number, whole: number): number | null {
-  return whole === 0 ? null : part / whole;
+/** An item is an error when any sample was, else passed only when every sample passed. */
+function itemCounts(report: CaseReport) {
+  const errors = report.items.filter((item) => item.errors > 0).length;
+  const passed = report.items.filter((item) => item.errors === 0 && item.score === 1).length;
+  const failed = report.items.length - errors - passed;
+  return { passed, failed, errors, durationMs: report.duration_ms };
 }
 
 export function targetLine(report: CaseReport): string {
@@ -41,19 +55,13 @@ export function targetLine(report: CaseReport): string {
 
 export function whyNot(report: CaseReport): string {
   if (report.interrupted) return "interrupted";
+  const { passed, samples, errors } = report.stats;
+  const below = `${passed}/${samples} samples passed, below the threshold ${report.pass_threshold}`;
   const reasons = [
-    ...(report.stats.errors > 0 ? [`${report.stats.errors} error samples`] : []),
-    ...(report.meets_threshold === false
-      ? [`pass rate below the threshold ${percent(report.pass_threshold)}`]
-      : []),
+    ...(errors > 0 ? [countOf(errors, "error sample")] : []),
+    ...(!report.meets_threshold && samples > 0 ? [below] : []),
   ];
-  return reasons.join("; ") || "no items ran";
-}
-
-function whyPassed(report: CaseReport): string {
-  const threshold = report.pass_threshold;
-  if (threshold === null) return "no error samples; no --pass-threshold given";
-  return `no error samples; pass rate at least ${percent(threshold)}`;
+  return reasons.join("; ") || "no sample ran";
 }
 
 function itemLines(items: readonly ItemSummary[]): string[] {
@@ -62,7 +70,7 @@ function itemLines(items: readonly ItemSummary[]): string[] {
   const shown = short.slice(0, LISTED_ITEMS).map((item) => {
     const color = item.errors > 0 ? pc.yellow : pc.red;
     const why = item.problem ? ` - ${oneLine(item.problem, PROBLEM_CHARS)}` : "";
-    return `- ${item.id}: ${color(item.score.toFixed(2))}${why}`;
+    return `- ${item.id}: ${color(passedOf(item.score, item.samples))}${why}`;
   });
   const more = short.length - shown.length;
   return [

@@ -15,7 +15,7 @@ export function caseReportMarkdown(report: CaseReport): string {
     `| Cases | \`${cell(report.cases_file)}\` (sha256 \`${report.cases_sha256.slice(0, 12)}…\`) |`,
     `| Target | ${cell(targetLine(report))} |`,
     `| Samples | ${report.stats.samples} of ${report.samples_planned} planned (k=${report.k}) |`,
-    `| Pass threshold | ${report.pass_threshold ?? "none"} |`,
+    `| Pass threshold | ${report.pass_threshold} |`,
     `| Run passed | ${report.run_passed ? "yes" : `no (${whyNot(report)})`} |`,
     ...(report.interrupted ? [`| Interrupted | yes (${notRunText(report, report.stats)}) |`] : []),
     `| Duration | ${(report.duration_ms / 1000).toFixed(2)} s |`,

@@ -1,4 +1,5 @@
 import { coverageOf } from "../report/coverage.js";
+import { applyGate } from "../report/gate.js";
 import type { RowTally } from "../report/row-tally.js";
 import {
   type RunStats,
@@ -47,10 +48,10 @@ export interface CaseReport {
   stats: RunStats;
   /** Flaky items, failures per grader, strata, latency, tokens and cost (eb report's view). */
   summary: Omit<RunSummary, "stats">;
-  pass_threshold: number | null;
-  /** null when there is no threshold. */
-  meets_threshold: boolean | null;
-  /** Completed, no error sample, and the threshold (if any) met. */
+  /** Minimum share of samples that must pass (1 unless set). */
+  pass_threshold: number;
+  meets_threshold: boolean;
+  /** Completed, no error sample, and the threshold met (the gate of src/report/gate.ts). */
   run_passed: boolean;
   items: ItemSummary[];
 }
@@ -89,7 +90,13 @@ export function buildCaseReport(
   options: SummaryOptions = {},
 ): CaseReport {
   const { stats, ...summary } = summarize(run.rows, { ...options, judgeModel: meta.judge_model });
-  const meets = meta.pass_threshold === null ? null : (stats.pass_rate ?? 0) >= meta.pass_threshold;
+  const gate = applyGate({
+    passed: stats.passed,
+    samples: stats.samples,
+    errors: stats.errors,
+    threshold: meta.pass_threshold,
+    interrupted: meta.interrupted,
+  });
   return {
     schema_version: 1,
     kind: "cases",
@@ -98,8 +105,8 @@ export function buildCaseReport(
     ...coverageOf(run.cases.length, meta.k, stats),
     stats,
     summary,
-    meets_threshold: meets,
-    run_passed: !meta.interrupted && stats.errors === 0 && meets !== false && stats.items > 0,
+    meets_threshold: gate.meetsThreshold,
+    run_passed: gate.passed,
     items: itemSummaries(run),
   };
 }

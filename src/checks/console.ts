@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import { notRunLine } from "../report/coverage.js";
-import { summaryText } from "../report/summary-text.js";
+import { countsLine, gateLine } from "../report/gate.js";
+import { passedOf, runSummaryText } from "../report/summary-text.js";
 import type { CheckReport, CheckResult } from "./report.js";
 
 const STATUS_COLOR = { passed: pc.green, failed: pc.red, error: pc.yellow } as const;
@@ -15,12 +16,27 @@ export function checkReportConsole(report: CheckReport): string {
     ...report.checks.map(checkLine),
   ];
   if (report.interrupted) lines.push(pc.yellow(notRunLine(report, report.stats)));
-  lines.push("", summaryText({ stats: report.stats, ...report.summary }, report).trimEnd());
-  lines.push(`Report: ${report.output_dir}/report.md`);
+  const block = runSummaryText({ stats: report.stats, ...report.summary }, report).trimEnd();
+  if (block !== "") lines.push("", block);
+  lines.push(`Report: ${report.output_dir}/report.md`, ...closingLines(report));
   return `${lines.join("\n")}\n`;
 }
 
+/** Counts of checks by status with the run's duration, then what the gate decided. */
+function closingLines(report: CheckReport): string[] {
+  const { passed, samples, errors } = report.stats;
+  const counts = {
+    passed: report.passed_checks,
+    failed: report.failed_checks,
+    errors: report.errored_checks,
+    durationMs: report.duration_ms,
+  };
+  const gate = { passed, samples, errors, threshold: report.pass_threshold };
+  return [countsLine(counts), gateLine({ ...gate, interrupted: report.interrupted === true })];
+}
+
 function checkLine(check: CheckResult): string {
-  const status = STATUS_COLOR[check.status](check.status);
+  const samples = check.samples ? ` ${passedOf(check.score, check.samples.length)}` : "";
+  const status = STATUS_COLOR[check.status](`${check.status}${samples}`);
   return `- ${check.check_id}: ${status}${check.reason ? ` - ${check.reason}` : ""}`;
 }

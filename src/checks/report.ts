@@ -1,5 +1,6 @@
 import { lastCodePoints } from "../process/tail.js";
 import { coverageOf } from "../report/coverage.js";
+import { applyGate } from "../report/gate.js";
 import type { RunStats, RunSummary } from "../report/run-summary.js";
 import type { Status } from "../run/record.js";
 import type { CheckType } from "./types.js";
@@ -98,8 +99,14 @@ export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): C
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   const total = checks.length;
   const points = checks.reduce((sum, check) => sum + check.score, 0);
-  const meetsThreshold = total > 0 && points / total >= timing.passThreshold;
-  const errored = count("error");
+  const { stats } = timing.summary;
+  const gate = applyGate({
+    passed: stats.passed,
+    samples: stats.samples,
+    errors: stats.errors,
+    threshold: timing.passThreshold,
+    interrupted: timing.interrupted,
+  });
   return {
     schema_version: 1,
     run_id: timing.runId,
@@ -111,16 +118,16 @@ export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): C
     total_checks: total,
     passed_checks: count("passed"),
     failed_checks: count("failed"),
-    errored_checks: errored,
+    errored_checks: count("error"),
     points_earned: points,
     total_points: total,
     percentage: total === 0 ? 0 : Math.round((points / total) * 1000) / 10,
     pass_threshold: timing.passThreshold,
-    meets_threshold: meetsThreshold,
-    run_passed: meetsThreshold && errored === 0 && !timing.interrupted,
+    meets_threshold: gate.meetsThreshold,
+    run_passed: gate.passed,
     ...(timing.interrupted ? { interrupted: true as const } : {}),
-    ...coverageOf(timing.itemsPlanned, timing.samples, timing.summary.stats),
-    stats: timing.summary.stats,
+    ...coverageOf(timing.itemsPlanned, timing.samples, stats),
+    stats,
     summary: withoutStats(timing.summary),
     checks,
   };

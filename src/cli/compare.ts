@@ -1,14 +1,21 @@
-import { EXIT } from "../errors.js";
-import { compareRuns } from "../report/compare-runs.js";
+import pc from "picocolors";
+import { EXIT, InputError } from "../errors.js";
+import { compareRunRows, compareRuns, type RunComparison } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
+import { readRun } from "../report/read-rows.js";
+import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
 import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
-export interface CompareFlags {
+/** The gate's options, shared by `eb compare` and `eb eval --baseline`. */
+export interface GateFlags {
   margin: string;
   inconclusive: "fail" | "pass";
+}
+
+export interface CompareFlags extends GateFlags {
   interval: IntervalMethod;
   seed: string;
   json?: boolean;
@@ -21,28 +28,104 @@ export async function compareCommand(
   candidate: string,
   flags: CompareFlags,
 ): Promise<number> {
+  const options = compareOptions(flags);
   const [base, cand] = await Promise.all([
     runLocation(baseline, flags.cwd),
     runLocation(candidate, flags.cwd),
   ]);
-  const comparison = await compareRuns(base, cand, {
-    margin: Number(flags.margin),
-    method: flags.interval,
-    seed: Number(flags.seed),
-  });
+  const comparison = await compareRuns(base, cand, options);
+  printComparison(comparison, flags.json === true);
+  return gateExitCode(comparison, flags);
+}
+
+/** Validates --margin (and the bootstrap's --seed) before anything is read or run. */
+export function compareOptions(flags: GateFlags & Partial<CompareFlags>): CompareOptions {
+  const margin = flags.margin.trim() === "" ? Number.NaN : Number(flags.margin);
+  if (!(margin >= 0 && margin <= 1)) {
+    throw new InputError(`--margin ${flags.margin}: expected a number between 0 and 1`);
+  }
+  const seed = Number(flags.seed ?? 0);
+  if (!Number.isInteger(seed))
+    throw new InputError(`--seed ${flags.seed}: expected a whole number`);
+  return { margin, method: flags.interval, seed };
+}
+
+/** The warnings on stderr, then the comparison as text or JSON on stdout. */
+export function printComparison(comparison: RunComparison, json: boolean): void {
   for (const warning of comparison.warnings) printWarning(warning);
-  if (flags.json) {
-    const { delta, low, high, broke, fixed, margin, verdict } = comparison;
+  if (json) {
+    const { delta, low, high, broke, fixed, margin, verdict, n, mde, strata, warnings } =
+      comparison;
     const missing = [...comparison.missingFromCandidate, ...comparison.missingFromBaseline];
-    const json = { delta, ci_low: low, ci_high: high, broke, fixed, missing, margin, verdict };
-    process.stdout.write(
-      `${terminalSafeJson(JSON.stringify({ ...json, n: comparison.n, mde: comparison.mde, strata: comparison.strata, warnings: comparison.warnings }, null, 2))}\n`,
-    );
+    const object = {
+      delta,
+      ci_low: low,
+      ci_high: high,
+      broke,
+      fixed,
+      missing,
+      margin,
+      verdict,
+      n,
+      mde,
+      items_needed: comparison.itemsNeeded,
+      strata,
+      warnings,
+    };
+    process.stdout.write(`${terminalSafeJson(JSON.stringify(object, null, 2))}\n`);
   } else {
     // Ids and strata come from the rows.
     process.stdout.write(terminalSafe(comparisonText(comparison)));
   }
+}
+
+/** 0 for pass, 1 for regression; an inconclusive verdict as --inconclusive says. */
+export function gateExitCode(comparison: RunComparison, flags: GateFlags): number {
   if (comparison.verdict === "pass") return EXIT.passed;
   if (comparison.verdict === "inconclusive" && flags.inconclusive === "pass") return EXIT.passed;
   return EXIT.fellShort;
+}
+
+/**
+ * `eb eval --baseline RUN`: the baseline is found and read before the run (so `latest` is the
+ * newest run before this one, and a bad baseline stops the run before any call); the returned
+ * function compares the finished run with it, prints the comparison and says what the gate
+ * decided, and returns the exit code.
+ */
+export async function baselineGate(
+  baseline: string,
+  flags: Partial<GateFlags> & { cwd: string },
+): Promise<{ location: string; compare: (candidate: string) => Promise<number> }> {
+  const gate: GateFlags = {
+    margin: flags.margin ?? "0.02",
+    inconclusive: flags.inconclusive ?? "fail",
+  };
+  const options = compareOptions(gate);
+  const location = await runLocation(baseline, flags.cwd);
+  const base = await readRun(location);
+  const compare = async (candidate: string) => {
+    const comparison = compareRunRows(base, await readRun(candidate), options);
+    process.stdout.write(terminalSafe(`Compared with the baseline ${location}:\n`));
+    printComparison(comparison, false);
+    const code = gateExitCode(comparison, gate);
+    process.stdout.write(terminalSafe(`${baselineGateLine(comparison, location, gate, code)}\n`));
+    return code;
+  };
+  return { location, compare };
+}
+
+const INCONCLUSIVE_NOTE = {
+  pass: " (--inconclusive pass)",
+  fail: " (--inconclusive pass would accept it)",
+} as const;
+
+function baselineGateLine(
+  comparison: RunComparison,
+  location: string,
+  gate: GateFlags,
+  code: number,
+): string {
+  const outcome = code === EXIT.passed ? pc.green("passed") : pc.red("failed");
+  const policy = comparison.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[gate.inconclusive] : "";
+  return `Gate: paired compare with the baseline ${location} at margin ${comparison.margin} → ${comparison.verdict} → ${outcome}${policy}`;
 }

@@ -3,6 +3,7 @@ import { caseReportConsole } from "../cases/console.js";
 import { runCases } from "../cases/run-cases.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
+import { baselineGate } from "./compare.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
@@ -26,6 +27,9 @@ export interface EvalFlags extends Record<string, unknown> {
   flatOutput?: boolean;
   resume?: string;
   verbose?: boolean;
+  baseline?: string;
+  margin?: string;
+  inconclusive?: "fail" | "pass";
 }
 
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
@@ -37,6 +41,10 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
+  const baseline = await baselineOf(flags);
+  const argv = baseline
+    ? pinBaseline(process.argv.slice(2), baseline.location)
+    : process.argv.slice(2);
   const interrupt = abortOnSignals();
   const progress = createProgress(process.stderr);
   try {
@@ -59,20 +67,56 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
         progress.done();
         printWarning(message);
       },
-      argv: process.argv.slice(2),
+      argv,
     });
     progress.done();
-    process.stdout.write(caseReportConsole(terminalSafeStrings(run.report)));
+    const gate = baseline ? "baseline" : "threshold";
+    process.stdout.write(caseReportConsole(terminalSafeStrings(run.report), gate));
     debug(`run folder: ${run.runDir}`);
     if (run.exitCode === EXIT.interrupted) {
-      process.stderr.write(resumeHint(process.argv.slice(2), run.runDir));
+      process.stderr.write(resumeHint(argv, run.runDir));
       exitSoon();
+      return run.exitCode;
     }
-    return run.exitCode;
+    return baseline ? await baseline.compare(run.runDir) : run.exitCode;
   } finally {
     progress.done();
     interrupt.dispose();
   }
+}
+
+/** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
+async function baselineOf(flags: EvalFlags) {
+  if (flags.baseline === undefined) {
+    const gateFlags = [
+      ["--margin", flags.margin],
+      ["--inconclusive", flags.inconclusive],
+    ] as const;
+    for (const [flag, value] of gateFlags) {
+      if (value !== undefined) throw new InputError(`${flag} sets the compare of --baseline RUN`);
+    }
+    return null;
+  }
+  if (flags.passThreshold !== undefined) {
+    throw new InputError(
+      "--baseline and --pass-threshold are two gates: the compare with the baseline decides the exit code, so pass one of them",
+    );
+  }
+  const gate = await baselineGate(flags.baseline, flags);
+  if (flags.resume !== undefined && path.resolve(flags.resume) === path.resolve(gate.location)) {
+    throw new InputError(
+      `--baseline ${flags.baseline} is the run being resumed: name the baseline's own folder (latest~1, …)`,
+    );
+  }
+  return gate;
+}
+
+/** The arguments with --baseline naming the folder it found: `latest` moves on as runs are added. */
+function pinBaseline(argv: readonly string[], location: string): string[] {
+  return argv.map((arg, i) => {
+    if (argv[i - 1] === "--baseline") return location;
+    return arg.startsWith("--baseline=") ? `--baseline=${location}` : arg;
+  });
 }
 
 function configOptions(flags: EvalFlags): LoadConfigOptions {

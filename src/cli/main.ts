@@ -140,21 +140,30 @@ Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest li
 case x sample, appended as samples finish), report.json and report.md; a summary on stdout.
 The pass rate is the mean over cases of each case's mean sample score.
 
+Gate (the same rule as eb run): the run passes when the share of samples that passed is at
+least --pass-threshold (default 1.0: every sample) and no sample is an error. The last line
+says what was gated: "Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed". A noisy
+suite sets a lower threshold, or gates with --baseline RUN: the finished run is compared with
+RUN as eb compare does (latest, latest~1, … for the newest run folders, found before this run
+starts; --margin and --inconclusive as in eb compare), and that verdict is the exit code.
+
 Exit codes:
-  0    every sample ran without error (and the pass rate met --pass-threshold, if given)
-  1    some sample was an error (failed call, timeout, crashed target), or the pass rate
-       was below --pass-threshold
+  0    the gate passed
+  1    the gate failed: too few samples passed, some sample was an error (failed call,
+       timeout, crashed target), or with --baseline a regression (or inconclusive)
   2    could not run: bad flag, config or case file (file:line), no API key, judge graders
-       without --judge, a --target program not found; nothing was called. Or the endpoint
-       refused the API key (HTTP 401/403, the target's or the judge's): the run stops at once,
-       the rows so far are kept, and the message names the variable to set; finish it with
-       --resume RUN
+       without --judge, a --target program not found, a baseline that cannot be read or
+       shares no item with the run; nothing was called (except for a baseline sharing no item,
+       found after the run). Or the endpoint refused the API key (HTTP 401/403, the target's or
+       the judge's): the run stops at once, the rows so far are kept, and the message names the
+       variable to set; finish it with --resume RUN
   130  interrupted (Ctrl-C, SIGTERM): finished rows and a report marked interrupted are written
 
 Examples:
   eb eval cases.jsonl -m gpt-4.1-mini -k 3 --judge gpt-4.1
   eb eval cases.jsonl -m llama3 --api-base http://localhost:11434/v1
   eb eval cases.jsonl --target "node app/answer.mjs" --pass-threshold 0.9
+  eb eval cases.jsonl -m gpt-4.1-mini -k 3 --baseline latest --margin 0.05
 `;
 
 addSettingOptions(
@@ -183,6 +192,17 @@ addSettingOptions(
           "unless given (a change is refused); the API key still comes from the environment",
       )
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
+      .option(
+        "--baseline <RUN>",
+        "gate by a paired compare with this run (folder, rows file, latest, latest~1, …) instead of --pass-threshold",
+      )
+      .option("--margin <NUM>", "with --baseline: largest drop still accepted (default 0.02)")
+      .addOption(
+        new Option(
+          "--inconclusive <WHAT>",
+          "with --baseline: exit code of an inconclusive gate: fail (1, default) or pass (0)",
+        ).choices(["fail", "pass"]),
+      )
       .option("--cwd <PATH>", "working directory: config search, case file and --target", ".")
       .option("--verbose", "print debug information to stderr"),
   ),
@@ -219,7 +239,8 @@ program
     "Paired regression gate of a candidate run against a baseline, by item id. Verdicts: " +
       "pass (the interval's lower bound is above -margin), regression (the upper bound is " +
       "below 0 and the drop exceeds the margin), inconclusive (neither: the suite is too small " +
-      "or too noisy to tell). Exit 0 pass, 1 regression or inconclusive (see --inconclusive).",
+      "or too noisy to tell; it then estimates the items the suite would need). Exit 0 pass, " +
+      "1 regression or inconclusive (see --inconclusive), 2 when the runs share no item.",
   )
   .argument("<baseline>", "baseline run folder or rows file (or latest~1, …)")
   .argument("<candidate>", "candidate run folder or rows file (or latest)")

@@ -59,8 +59,8 @@ export interface EvalConfig {
   maxResponseMb: number;
   /** Absolute. */
   cacheDir: string;
-  /** Minimum pass rate for exit 0; null = none. */
-  passThreshold: number | null;
+  /** Minimum share of samples that must pass for exit 0. */
+  passThreshold: number;
 }
 
 export interface Config {
@@ -148,7 +148,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       maxRetryWaitSeconds: get("eval.max_retry_wait_seconds"),
       maxResponseMb: get("eval.max_response_mb"),
       cacheDir: path.resolve(projectRoot, get("eval.cache_dir")),
-      passThreshold: get("eval.pass_threshold") ?? null,
+      passThreshold: get("eval.pass_threshold"),
     },
     pricing: file.data.pricing ?? {},
     warnings: file.warnings,

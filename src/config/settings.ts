@@ -64,7 +64,7 @@ export const SETTINGS = [
     kind: "number",
     schema: fraction,
     default: 1,
-    help: 'minimum share of checks that must pass (0.0-1.0); any check with status "error" fails the run',
+    help: "minimum share of check samples that must pass (0.0-1.0); any error sample fails the run",
   },
   {
     section: "core",
@@ -230,8 +230,8 @@ export const SETTINGS = [
     env: "EVAL_PASS_THRESHOLD",
     kind: "number",
     schema: fraction,
-    example: 0.8,
-    help: "minimum pass rate (0.0-1.0) for exit 0; unset: the run fails only on error samples",
+    default: 1,
+    help: "minimum share of case samples that must pass (0.0-1.0); any error sample fails the run",
   },
 ] as const satisfies readonly Setting[];
 

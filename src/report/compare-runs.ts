@@ -1,6 +1,7 @@
+import { InputError } from "../errors.js";
 import type { ManifestSummary } from "../run/manifest.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
-import { readRun } from "./read-rows.js";
+import { type RunRows, readRun } from "./read-rows.js";
 
 export interface RunComparison extends Comparison {
   /**
@@ -17,7 +18,17 @@ export async function compareRuns(
   options: CompareOptions = {},
 ): Promise<RunComparison> {
   const [base, cand] = await Promise.all([readRun(baseline), readRun(candidate)]);
+  return compareRunRows(base, cand, options);
+}
+
+/** The paired gate of two runs already read; runs that share no item cannot be compared. */
+export function compareRunRows(
+  base: RunRows,
+  cand: RunRows,
+  options: CompareOptions = {},
+): RunComparison {
   const comparison = comparePaired(base.tally.items, cand.tally.items, options);
+  if (comparison.n === 0) throw new InputError(noSharedItem(base, cand));
   const warnings = [
     ...base.warnings,
     ...cand.warnings,
@@ -56,6 +67,17 @@ function missingWarnings(comparison: Comparison): string[] {
     warnings.push(`${fromBase.length} item(s) missing from the baseline: ${preview(fromBase)}`);
   }
   return warnings;
+}
+
+function noSharedItem(base: RunRows, cand: RunRows): string {
+  const ids = (run: RunRows) => {
+    const list = [...run.tally.items.keys()].sort();
+    return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
+  };
+  return (
+    `the runs share no item, so there is nothing to compare: the baseline ${base.file} has ` +
+    `${ids(base)}; the candidate ${cand.file} has ${ids(cand)}. Compare runs of the same checks or case file.`
+  );
 }
 
 function preview(ids: readonly string[]): string {

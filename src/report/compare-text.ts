@@ -21,8 +21,26 @@ export function comparisonText(c: RunComparison): string {
     ),
     `smallest regression this run could detect (80% power): ${Number.isNaN(c.mde) ? "n/a" : c.mde.toFixed(4)}`,
     `${VERDICT_TEXT[c.verdict]} (margin ${c.margin})`,
+    ...(c.verdict === "inconclusive" ? [neededLine(c)] : []),
   ];
-  return `${lines.join("\n")}\n`;
+  return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+/** What an inconclusive gate needs to decide, estimated from this comparison's item scores. */
+function neededLine(c: RunComparison): string {
+  if (c.itemsNeeded === null) return "";
+  const drop = `a drop of ${c.margin} from no change`;
+  if (c.itemsNeeded <= c.n) {
+    return `  ${c.n} items are enough to tell ${drop}; this delta (${signed(c.delta)}) lies too close to the margin to call either way`;
+  }
+  const about = roundUp(c.itemsNeeded).toLocaleString("en-US");
+  return `  to tell ${drop}, a suite like this one needs about ${about} items (it has ${c.n}; an estimate from this run's item scores)`;
+}
+
+/** Two significant figures, rounded up: an estimate should not look more precise than it is. */
+function roundUp(count: number): number {
+  const unit = 10 ** Math.max(0, Math.floor(Math.log10(count)) - 1);
+  return Math.ceil(count / unit) * unit;
 }
 
 function idsLine(label: string, ids: readonly string[]): string {

@@ -20,6 +20,8 @@ export interface SummaryOptions {
 export interface RunStats {
   items: number;
   samples: number;
+  /** Samples that passed (the sum of sample scores, each 0 or 1 in eb's own runs). */
+  passed: number;
   pass_rate: number | null;
   ci_low: number | null;
   ci_high: number | null;
@@ -88,6 +90,7 @@ export function summarize(tally: RowTally, options: SummaryOptions = {}): RunSum
     stats: {
       items: items.length,
       samples: tally.samples,
+      passed: items.reduce((sum, item) => sum + item.sum, 0),
       pass_rate: finite(interval.estimate),
       ci_low: finite(interval.low),
       ci_high: finite(interval.high),

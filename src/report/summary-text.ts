@@ -2,9 +2,28 @@ import { type Coverage, passRateScope } from "./coverage.js";
 import type { Breakdown, GroupStats, KStats, RunSummary, TokenCost } from "./run-summary.js";
 
 const FLAKY_SHOWN = 10;
+/** From this many items an interval says more than the counts do. */
+const INFORMATIVE_ITEMS = 10;
 
 /**
- * The statistics block printed by `eb report` and at the end of `eb run` / `eb eval`; with what
+ * The block at the end of `eb run` / `eb eval`: all of summaryText where an interval informs
+ * (at least 10 items, or several samples per item); for a smaller suite the counts line says it
+ * all, and only what costs money or explains missing calls (tokens, cache hits) is kept.
+ */
+export function runSummaryText(summary: RunSummary, coverage: Coverage | null = null): string {
+  const { stats } = summary;
+  if (stats.items >= INFORMATIVE_ITEMS || stats.samples > stats.items) {
+    return summaryText(summary, coverage);
+  }
+  const lines = [stats.cached > 0 ? cacheLine(summary) : "", ...tokenLines(summary)];
+  return lines
+    .filter((line) => line !== "")
+    .map((line) => `${line}\n`)
+    .join("");
+}
+
+/**
+ * The statistics block of `eb report` (and of `eb run` / `eb eval` where it informs); with what
  * the run planned, an interrupted run's pass rate says it is over the items that ran.
  */
 export function summaryText(summary: RunSummary, coverage: Coverage | null = null): string {
@@ -28,7 +47,9 @@ function flakyLine(summary: RunSummary): string {
   const { flaky, stats } = summary;
   const head = `flaky ${flaky.length} of ${stats.items} items scored strictly between 0 and 1`;
   if (flaky.length === 0) return head;
-  const shown = flaky.slice(0, FLAKY_SHOWN).map((item) => `${item.id} (${fixed(item.score, 2)})`);
+  const shown = flaky
+    .slice(0, FLAKY_SHOWN)
+    .map((item) => `${item.id} (${passedOf(item.score, item.samples)})`);
   const more = flaky.length > FLAKY_SHOWN ? `, … ${flaky.length - FLAKY_SHOWN} more` : "";
   return `${head}: ${shown.join(", ")}${more}`;
 }
@@ -80,6 +101,13 @@ function tokenLines(summary: RunSummary): string[] {
   const line = (role: string, t: TokenCost) =>
     `${role} ${t.model || "(unnamed)"}: ${t.input} in / ${t.output} out tokens, ${t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`}`;
   return [...target.map((t) => line("target", t)), ...(judge ? [line("judge", judge)] : [])];
+}
+
+/** `4/5`: samples passed of those run; the score itself for fractional scores (the article's). */
+export function passedOf(score: number, samples: number): string {
+  const passed = score * samples;
+  const whole = Math.round(passed);
+  return Math.abs(passed - whole) < 1e-9 ? `${whole}/${samples}` : fixed(score, 2);
 }
 
 export function fixed(value: number | null, digits = 3): string {

@@ -13,7 +13,7 @@
  */
 
 import { bootstrapMeanInterval } from "./bootstrap.js";
-import { binomialLogPmf, normalCdf } from "./distributions.js";
+import { binomialLogPmf, normalCdf, normalQuantile, twoSidedZ } from "./distributions.js";
 import {
   type BoundsFunction,
   clopperPearsonBounds,
@@ -72,6 +72,8 @@ export interface Comparison {
    * or no drop up to the baseline's whole pass rate would be caught that often.
    */
   mde: number;
+  /** Items a suite like this would need to tell a drop of the margin from no change (itemsNeeded). */
+  itemsNeeded: number | null;
   /** Per-stratum deltas with intervals (no verdicts: many strata would multiply false alarms). */
   strata: StratumDelta[];
 }
@@ -255,6 +257,7 @@ export function verdictOf(delta: number, low: number, high: number, margin: numb
   return "inconclusive";
 }
 
+const Z_POWER_80 = normalQuantile(0.8);
 const MDE_POWER = 0.8;
 /** Bisection steps: the MDE to within 1e-6 of the baseline rate. */
 const MDE_BISECTIONS = 20;
@@ -343,6 +346,53 @@ function regressionChance(p: PairedScores, m: PairedMoments, level: number, marg
   };
 }
 
+/** Beyond this many items the estimate stops: no suite of items like these is that large. */
+const MOST_ITEMS_ESTIMATED = 1e9;
+
+/**
+ * Items a suite like this one would need to tell a drop of `margin` from no change: the size at
+ * which the interval's lower half-width is at most margin·z / (z + z₀.₈), so that an unchanged
+ * candidate passes the gate in about 80% of runs and one that dropped by the margin in about
+ * 2.5%. An estimate: the items are taken to stay as they are (same rates, same spread, same
+ * correlation between the runs), so a suite r times as large is worth r times the effective
+ * trials (and r times the items, for what no sampled item shows), and the score interval is
+ * used whatever the method. The current size when it is
+ * already enough; null when no size is (margin 0, or more than a billion items).
+ */
+export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): number | null {
+  const n = p.base.length;
+  if (n === 0 || !(margin > 0)) return null;
+  const z = twoSidedZ(level);
+  const target = (margin * z) / (z + Z_POWER_80);
+  const moments = pairedMoments(p);
+  const { sxy, sxx, syy } = crossSums(p.base, p.cand);
+  const lowerHalfWidth = (scale: number) => {
+    const scaled = {
+      ...moments,
+      n: moments.n * scale,
+      // A larger suite of the same items: the continuity correction counts for less.
+      phi: correctedFromSums(sxy * scale, sxx * scale, syy * scale),
+      trialsBase: moments.trialsBase * scale,
+      trialsCand: moments.trialsCand * scale,
+    };
+    return moverHalfWidths(scaled, level).down;
+  };
+  if (lowerHalfWidth(1) <= target) return n;
+  let enough = 2;
+  while (lowerHalfWidth(enough) > target) {
+    enough *= 2;
+    if (enough * n > MOST_ITEMS_ESTIMATED) return null;
+  }
+  // The half-width shrinks as the suite grows: bisect (geometrically) between too few and enough.
+  let few = enough / 2;
+  for (let step = 0; step < 40; step++) {
+    const middle = Math.sqrt(few * enough);
+    if (lowerHalfWidth(middle) > target) few = middle;
+    else enough = middle;
+  }
+  return Math.ceil(enough * n);
+}
+
 /** Ids that changed in the given direction, largest change first, ties by id. */
 function changed(p: Paired, sign: 1 | -1): string[] {
   const rows: { id: string; change: number }[] = [];
@@ -402,6 +452,7 @@ export function comparePaired(
     margin,
     verdict: paired.ids.length === 0 ? "inconclusive" : verdictOf(delta, low, high, margin),
     mde: minimumDetectableDrop(paired, level, margin),
+    itemsNeeded: itemsNeeded(paired, margin, level),
     strata: strataDeltas(paired, method, opts),
   };
 }

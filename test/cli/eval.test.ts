@@ -129,7 +129,12 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     const root = project();
     const result = await evalModel(root, ["-k", "3", "--judge", "judge-m"]);
     expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
+    // Half the samples fail, and the default threshold is 1.0: every sample must pass.
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\n2 passed, 2 failed, 0 errors in \d+\.\d+ s\n/);
+    expect(result.stdout).toMatch(
+      /\nGate: 6\/12 samples passed \(50\.0%\) < threshold 1\.0 → failed\n$/,
+    );
     expect(result.stdout).toContain("items 4  samples 12");
     expect(result.stdout).toMatch(
       /pass rate 0\.500 {2}95% CI \[0\.\d{3}, 0\.\d{3}\] \(wilson-cc\)/,
@@ -196,13 +201,20 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
       ci_high: expect.any(Number),
       ci_level: 0.95,
       ci_method: "wilson-cc",
+      passed: 6,
       flaky: 0,
       errors: 0,
       cached: 0,
     });
     expect(report.stats.ci_low as number).toBeLessThan(0.5);
     expect(report.stats.ci_high as number).toBeGreaterThan(0.5);
-    expect(report).toMatchObject({ kind: "cases", interrupted: false, run_passed: true });
+    expect(report).toMatchObject({
+      kind: "cases",
+      interrupted: false,
+      pass_threshold: 1,
+      meets_threshold: false,
+      run_passed: false,
+    });
     expect(report).toHaveProperty("summary.graders", [
       { name: "absent", failures: 3 },
       { name: "contains", failures: 3 },
@@ -219,11 +231,14 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
 
   it("re-runs an unchanged suite from the cache: no request, rows cached, same scores", async () => {
     const root = project();
-    const first = await evalModel(root, ["-k", "3", "--judge", "judge-m"]);
+    const first = await evalModel(root, ["-k", "3", "--judge", "judge-m", "--pass-threshold", "0"]);
     expect(first.code).toBe(0);
     const before = server.requests.length;
-    const again = await evalModel(root, ["-k", "3", "--judge", "judge-m"]);
+    const again = await evalModel(root, ["-k", "3", "--judge", "judge-m", "--pass-threshold", "0"]);
     expect(again.code).toBe(0);
+    expect(again.stdout).toContain(
+      "Gate: 6/12 samples passed (50.0%) ≥ threshold 0.0, no error samples → passed",
+    );
     expect(server.requests.length).toBe(before);
     expect(again.stdout).toContain("cached 12 of 12 (100%)");
     const [firstDir, secondDir] = runDirs(root);
@@ -241,7 +256,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
       "0.6",
     ]);
     expect(gate.code).toBe(1);
-    expect(gate.stdout).toContain("pass rate below the threshold 60.0%");
+    expect(gate.stdout).toContain("Gate: 6/12 samples passed (50.0%) < threshold 0.6 → failed");
     expect(server.requests.length).toBe(before);
     expectNoSecret(root, first, again, gate);
   });
@@ -269,8 +284,10 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     const root = project("plain.jsonl");
     const result = await evalModel(root, ["--timeout-seconds", "0.3", "--max-retries", "0"]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain("errors 1 of 2 samples");
-    expect(result.stdout).toContain("Passed: no (1 error samples)");
+    expect(result.stdout).toMatch(/\n1 passed, 0 failed, 1 error in /);
+    expect(result.stdout).toContain(
+      "Gate: 1/2 samples passed (50.0%) < threshold 1.0, and 1 error sample → failed",
+    );
     const rows = readRows(lastRunDir(root));
     const france = rows.find((r) => r.id === "france");
     expect(france).toMatchObject({ status: "error", score: 0, text: null });
@@ -353,9 +370,10 @@ describe("eb eval with a command target", () => {
       ],
       { cwd: REPO },
     );
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain("pass rate 0.800");
-    expect(result.stdout).toContain('- refund-002: 0.00 - sample 0: no_amount: found "$"');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('- refund-002: 0/1 - sample 0: no_amount: found "$"');
+    expect(result.stdout).toMatch(/\n4 passed, 1 failed, 0 errors in /);
+    expect(result.stdout).toContain("Gate: 4/5 samples passed (80.0%) < threshold 1.0 → failed");
   });
 });
 

@@ -228,7 +228,7 @@ describe("eb eval: the reason of each failing case", () => {
       '| `boom` | none | 0.00 | 1 | 1 | sample 0: error: command "node target.mjs" exited with code 3',
     );
     expect(markdown).toContain("names_ada: no match for /\\bAda\\b/ in");
-    expect(run.stdout).toContain('- sum: 0.00 - sample 0: equals: expected "42", got "43"');
+    expect(run.stdout).toContain('- sum: 0/1 - sample 0: equals: expected "42", got "43"');
   });
 });
 

@@ -405,6 +405,7 @@ describe("eb run with deterministic checks", () => {
     expect(rows.map((row) => row.id ?? "manifest")).toEqual(["manifest", "a"]);
     expect(rows[0]).toHaveProperty("manifest.interrupted", true);
     expect(stdout).toContain("Interrupted");
+    expect(stdout.trimEnd().split("\n").at(-1)).toBe("Gate: interrupted after 1 sample → failed");
   });
 });
 

@@ -66,7 +66,7 @@ describe("eb report", () => {
     expect(result.stdout).toContain("items 6  samples 12");
     expect(result.stdout).toContain("pass rate 0.083");
     expect(result.stdout).toContain(
-      "flaky 1 of 6 items scored strictly between 0 and 1: flaky (0.50)",
+      "flaky 1 of 6 items scored strictly between 0 and 1: flaky (1/2)",
     );
     expect(result.stdout).toMatch(/grader g +failed 11/);
     expect(result.stdout).toMatch(/by stratum:\n {2}easy +0\.500 \[/);
@@ -94,7 +94,7 @@ describe("eb report", () => {
       "eval_checks/b.yaml": deterministicYaml("b", "raise SystemExit(1)", "tags: [slow]\n"),
     });
     const run = await runEb(["run", "--cwd", project, "--output-dir", "out", "--flat-output"]);
-    expect(run.stdout).toContain("pass rate 0.500");
+    expect(run.stdout).toMatch(/\n1 passed, 1 failed, 0 errors in /);
     const stats = await reportJson(path.join(project, "out"));
     expect(stats).toMatchObject({ items: 2, samples: 2, pass_rate: 0.5 });
     expect(stats.breakdown).toMatchObject({ by: "tag" });
@@ -169,6 +169,71 @@ describe("eb compare", () => {
     expect(strict.code).toBe(1);
     const lenient = await runEb(["compare", base, cand, "--inconclusive", "pass"]);
     expect(lenient.code).toBe(0);
+  });
+
+  it("an inconclusive verdict estimates the items the suite would need", async () => {
+    const dir = makeProject();
+    const items = many(10, () => [1]);
+    const base = rowsFile(dir, "base.jsonl", items);
+    const cand = rowsFile(dir, "cand.jsonl", items);
+    const text = await runEb(["compare", base, cand]);
+    expect(text.stdout).toMatch(
+      /^INCONCLUSIVE: .*\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 340 items \(it has 10; an estimate from this run's item scores\)$/m,
+    );
+    const json = JSON.parse((await runEb(["compare", base, cand, "--json"])).stdout);
+    expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 339 });
+    // A wider margin needs fewer items: about (0.02 / 0.05)² as many for a normal interval.
+    const wide = JSON.parse(
+      (await runEb(["compare", base, cand, "--json", "--margin", "0.05"])).stdout,
+    );
+    expect(wide.items_needed).toBeLessThan(339 / 2);
+    // A verdict that is not inconclusive prints no estimate.
+    const large = many(1000, (i) => [i % 10 === 0 ? 0 : 1]);
+    const pass = await runEb([
+      "compare",
+      rowsFile(dir, "b2.jsonl", large),
+      rowsFile(dir, "c2.jsonl", large),
+    ]);
+    expect(pass.stdout).toContain("PASS");
+    expect(pass.stdout).not.toContain("to tell a drop");
+  });
+
+  it("runs that share no item are an error (exit 2), naming both runs' ids", async () => {
+    const dir = makeProject();
+    const base = rowsFile(
+      dir,
+      "base.jsonl",
+      many(3, () => [1], "a"),
+    );
+    const cand = rowsFile(
+      dir,
+      "cand.jsonl",
+      many(3, () => [1], "b"),
+    );
+    const result = await runEb(["compare", base, cand]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(
+      `the runs share no item, so there is nothing to compare: the baseline ${base} has 3 item(s): a0, a1, a2; the candidate ${cand} has 3 item(s): b0, b1, b2`,
+    );
+    const empty = rowsFile(dir, "empty.jsonl", [], { kind: "cases" });
+    const none = await runEb(["compare", empty, cand]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`the baseline ${empty} has no items`);
+  });
+
+  it("rejects a --margin that is not a number between 0 and 1 (exit 2)", async () => {
+    const dir = makeProject();
+    const file = rowsFile(
+      dir,
+      "r.jsonl",
+      many(3, () => [1]),
+    );
+    for (const margin of ["abc", "-0.1", "2", ""]) {
+      const result = await runEb(["compare", file, file, "--margin", margin]);
+      expect(result.code, margin).toBe(2);
+      expect(result.stderr).toContain(`--margin ${margin}: expected a number between 0 and 1`);
+    }
   });
 
   it("warns loudly about missing ids and changed definitions", async () => {

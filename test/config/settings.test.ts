@@ -33,7 +33,7 @@ describe("setting ids", () => {
     expectTypeOf<SettingValue<"core.output_dir">>().toEqualTypeOf<string>();
     expectTypeOf<SettingValue<"eval.workers">>().toEqualTypeOf<number>();
     expectTypeOf<SettingValue<"harness.agent">>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<SettingValue<"eval.pass_threshold">>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<SettingValue<"eval.pass_threshold">>().toEqualTypeOf<number>();
     // @ts-expect-error: the id is checked here too, as in loadConfig's lookups
     expectTypeOf<SettingValue<"core.output_dri">>().toEqualTypeOf<string>();
   });

@@ -199,7 +199,7 @@ describe("escape sequences from user content never reach the terminal", () => {
     const text = await runEb(["report", file]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).not.toMatch(RAW_CONTROL);
-    expect(text.stdout).toContain("id␛[2J␛]0;owned␇\\u009b31m\\u202eevil␍ (0.50)");
+    expect(text.stdout).toContain("id␛[2J␛]0;owned␇\\u009b31m\\u202eevil␍ (1/2)");
     const json = await runEb(["report", file, "--json"]);
     expect(json.stdout).not.toMatch(RAW_CONTROL);
     const parsed = JSON.parse(json.stdout) as { flaky_items: { id: string }[] };

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   comparePaired,
   correctedCorrelation,
+  itemsNeeded,
   minimumDetectableDrop,
   pairedScoreBounds,
   verdictOf,
@@ -307,6 +308,69 @@ describe("minimum detectable drop", () => {
         0.02,
       ),
     ).toBeNaN();
+  });
+});
+
+describe("itemsNeeded: the suite size that tells a drop of the margin from no change", () => {
+  const Z80 = normalQuantile(0.8);
+
+  it("is null without items or without a margin", () => {
+    const empty = new Float64Array(0);
+    expect(itemsNeeded({ base: empty, cand: empty, baseN: empty, candN: empty }, 0.02)).toBeNull();
+    expect(comparePaired(run(10, 0), run(10, 0), { margin: 0 }).itemsNeeded).toBeNull();
+  });
+
+  it("depends on the items, not on how many of them the run had", () => {
+    const small = comparePaired(run(10, 1), run(10, 1)).itemsNeeded!;
+    const large = comparePaired(run(100, 10), run(100, 10)).itemsNeeded!;
+    expect(small).toBeGreaterThan(100);
+    expect(Math.abs(large - small) / small).toBeLessThan(0.02);
+    // A margin 2.5 times as wide needs 2.5 (runs that agree item by item) to 2.5² times fewer.
+    const wide = comparePaired(run(10, 1), run(10, 1), { margin: 0.05 }).itemsNeeded!;
+    expect(small / wide).toBeGreaterThan(2.4);
+    expect(small / wide).toBeLessThan(6.5);
+  });
+
+  it("is the current size when the suite is already large enough", () => {
+    const rates = itemRates(2000, 1);
+    const result = comparePaired(noisyRun(2000, 5, 2, rates), noisyRun(2000, 5, 3, rates));
+    expect(result.itemsNeeded).toBe(2000);
+  });
+
+  it("estimates the size at which an unchanged candidate passes ~80%, a drop of the margin rarely", () => {
+    const margin = 0.05;
+    // The true size for single-sample items of these rates: Var(c − b) = 2·E[p(1 − p)].
+    const meanPq = 0.7 * 0.98 * 0.02 + 0.15 * 0.6 * 0.4 + 0.15 * 0.05 * 0.95;
+    const truth = 2 * meanPq * ((Z95 + Z80) / margin) ** 2;
+    const estimates = Array.from({ length: 41 }, (_, pilot) => {
+      const rates = itemRates(100, 500 + pilot);
+      const base = noisyRun(100, 1, 600 + pilot, rates);
+      return comparePaired(base, noisyRun(100, 1, 700 + pilot, rates), { margin }).itemsNeeded!;
+    }).sort((a, b) => a - b);
+    const median = estimates[20]!;
+    expect(median / truth).toBeGreaterThan(0.8);
+    expect(median / truth).toBeLessThan(1.4);
+
+    const n = Math.round(truth);
+    let unchangedPasses = 0;
+    let droppedPasses = 0;
+    const trials = 300;
+    for (let t = 0; t < trials; t++) {
+      const rates = itemRates(n, 1000 + t);
+      const base = noisyRun(n, 1, 2000 + t, rates);
+      const same = noisyRun(n, 1, 3000 + t, rates);
+      const dropped = noisyRun(
+        n,
+        1,
+        4000 + t,
+        rates.map((rate) => rate - margin),
+      );
+      if (comparePaired(base, same, { margin }).verdict === "pass") unchangedPasses++;
+      if (comparePaired(base, dropped, { margin }).verdict === "pass") droppedPasses++;
+    }
+    expect(unchangedPasses / trials).toBeGreaterThan(0.65);
+    expect(unchangedPasses / trials).toBeLessThan(0.95);
+    expect(droppedPasses / trials).toBeLessThan(0.06);
   });
 });
 
