@@ -73,6 +73,7 @@ function breakdownLines(summary: RunSummary): string[] {
 /** Says whether the group intervals hold one by one or together. */
 export function breakdownLevel(b: Breakdown): string {
   const each = percent(b.level);
+  if (b.groups.length < 2) return each;
   if (b.adjust === "bonferroni") {
     return `Bonferroni-adjusted: ${each} each, so all ${b.groups.length} hold together`;
   }

@@ -12,6 +12,7 @@
  * - `inconclusive` neither: too few items, or a drop too small to matter but too large to rule out.
  */
 
+import { type Adjustment, adjustedLevel } from "./adjust.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
 import { binomialLogPmf, normalCdf, normalQuantile, twoSidedZ } from "./distributions.js";
 import {
@@ -39,6 +40,8 @@ export interface CompareOptions {
   resamples?: number;
   /** Bootstrap only. */
   seed?: number;
+  /** How the per-stratum intervals allow for their number; none by default. */
+  adjust?: Adjustment;
 }
 
 export interface StratumDelta {
@@ -47,6 +50,10 @@ export interface StratumDelta {
   delta: number;
   low: number;
   high: number;
+  /** The level of this stratum's interval: the run's, or higher when adjusted. */
+  level: number;
+  /** The gate's rule on this stratum's adjusted interval; null when unadjusted (see strata). */
+  verdict: Verdict | null;
 }
 
 export interface Comparison {
@@ -74,7 +81,12 @@ export interface Comparison {
   mde: number;
   /** Items a suite like this would need to tell a drop of the margin from no change (itemsNeeded). */
   itemsNeeded: number | null;
-  /** Per-stratum deltas with intervals (no verdicts: many strata would multiply false alarms). */
+  /**
+   * Per-stratum deltas with intervals. Unadjusted, they carry no verdict: ten strata judged at
+   * 95% each would call some stratum a regression far more often than 5% of the time. With
+   * `adjust: "bonferroni"` every stratum's interval is widened so that all hold together, and
+   * each gets the gate's verdict (informative only: the run's verdict is the overall one).
+   */
   strata: StratumDelta[];
 }
 
@@ -417,12 +429,16 @@ function strataDeltas(p: Paired, method: IntervalMethod, opts: CompareOptions): 
     if (group) group.push(i);
     else groups.set(stratum, [i]);
   });
+  const adjust = opts.adjust ?? "none";
+  const level = adjustedLevel(opts.level ?? 0.95, groups.size, adjust);
+  const margin = opts.margin ?? 0.02;
   return [...groups.entries()]
     .sort(([a], [b]) => byId(a, b))
     .map(([stratum, indices]) => {
-      const interval = pairedDeltaInterval(subset(p, indices), method, opts);
+      const interval = pairedDeltaInterval(subset(p, indices), method, { ...opts, level });
       const { estimate: delta, low, high } = interval;
-      return { stratum, n: indices.length, delta, low, high };
+      const verdict = adjust === "none" ? null : verdictOf(delta, low, high, margin);
+      return { stratum, n: indices.length, delta, low, high, level, verdict };
     });
 }
 

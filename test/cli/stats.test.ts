@@ -52,7 +52,7 @@ describe("eb report", () => {
     expect(stats).toMatchObject({ items: 20, samples: 60, pass_rate: 1, flaky: 0, errors: 0 });
     expect(stats.ci_high).toBe(1);
     expect(stats.ci_low as number).toBeLessThan(0.9);
-    expect(stats.ci_method).toBe("wilson-cc");
+    expect(stats.ci_method).toBe("clopper-pearson");
   });
 
   it("all fail, one flaky item, failures per grader, strata", async () => {
@@ -69,7 +69,7 @@ describe("eb report", () => {
       "flaky 1 of 6 items scored strictly between 0 and 1: flaky (1/2)",
     );
     expect(result.stdout).toMatch(/grader g +failed 11/);
-    expect(result.stdout).toMatch(/by stratum:\n {2}easy +0\.500 \[/);
+    expect(result.stdout).toMatch(/by stratum \(95% per stratum, unadjusted: [^)]*\):\n {2}easy +0\.500 \[/);
     expect(result.stdout).toMatch(/\n {2}hard +0\.000 \[0\.000, /);
   });
 
@@ -178,10 +178,10 @@ describe("eb compare", () => {
     const cand = rowsFile(dir, "cand.jsonl", items);
     const text = await runEb(["compare", base, cand]);
     expect(text.stdout).toMatch(
-      /^INCONCLUSIVE: .*\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 340 items \(it has 10; an estimate from this run's item scores\)$/m,
+      /^INCONCLUSIVE: .*\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 270 items \(it has 10; an estimate from this run's item scores\)$/m,
     );
     const json = JSON.parse((await runEb(["compare", base, cand, "--json"])).stdout);
-    expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 339 });
+    expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 262 });
     // A wider margin needs fewer items: about (0.02 / 0.05)² as many for a normal interval.
     const wide = JSON.parse(
       (await runEb(["compare", base, cand, "--json", "--margin", "0.05"])).stdout,
