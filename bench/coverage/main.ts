@@ -5,19 +5,24 @@
  * only to /tmp):
  *   npx tsc -p bench/coverage/tsconfig.json && node /tmp/eb-bench-coverage/bench/coverage/main.js
  * or, through the shared runner (which also builds dist/): bench/run.sh coverage
- * Options: --runs 2000 --resamples 1000 --kappa 2,20 (add ",inf" for identical items)
- *          --margin 0.02 --workers 2 --seed 1
- * Wall time with the defaults: 250 s of CPU in all, so about 2 min on two free cores (4 min 12 s
- * measured here, with the two cores shared with other jobs). Same seed, same figures.
+ * Options: --runs 2000 --ladder-runs 400 --mde-runs 400 --resamples 1000 --margin 0.02
+ *          --kappa inf,20,2,0.2 --workers 2 --seed 1
+ * Wall time: with --runs 1000 --ladder-runs 250 --mde-runs 200 --resamples 200, 741 s on two
+ * cores shared with other jobs; the defaults take about twice that. Same seed, same figures.
  *
- * For every cell of n ∈ {10, 30, 100, 1000} items × true rate ∈ {0.5, 0.8, 0.95, 0.99} ×
- * k ∈ {1, 3, 5} samples × item heterogeneity κ (see simulate.ts for the population model), it
- * simulates `runs` runs and prints:
- * - the share of runs whose 95% interval contains the true rate, per method;
- * - with nothing changed, the share of compares that say `regression` (and `inconclusive`);
+ * For every cell of n ∈ {10, 20, 30, 50, 100, 300, 1000} items × true rate ∈ {0.5, 0.7, 0.9,
+ * 0.95, 0.99} × k ∈ {1, 3, 5, 10} samples × item spread κ ∈ {∞, 20, 2, 0.2} (560 cells; see
+ * simulate.ts for the population model), it simulates `runs` runs and prints:
+ * - the share of runs whose 95% interval contains the true rate, and the default's width over
+ *   exact Clopper–Pearson (k = 1) or the cluster-robust interval (n ≥ 100, rate ≤ 0.9);
+ * - with nothing changed, the share of compares that say `regression`;
+ * - with a real drop equal to the margin, the share that say `pass` (a miss of the lower bound);
  * - with a real drop of twice the margin, the share that say `regression`, beside the power of an
- *   ideal one-sided 5% z-test that knows the true standard error (no valid gate can beat it).
- * Bootstrap intervals inside the simulation use 1,000 resamples (the CLI uses 10,000).
+ *   ideal one-sided 5% z-test that knows the true standard error (no valid gate can beat it);
+ * - the median MDE the gate printed on unchanged compares over the drop it really catches 80%
+ *   of the time (measured on a ladder of drops 25% apart);
+ * then checks the targets. Bootstrap intervals inside the simulation use `--resamples`
+ * resamples (the CLI uses 10,000).
  */
 
 import { cpus } from "node:os";
@@ -36,9 +41,9 @@ interface Job {
   config: CellConfig;
 }
 
-const SIZES = [10, 30, 100, 1000];
-const RATES = [0.5, 0.8, 0.95, 0.99];
-const KS = [1, 3, 5];
+const SIZES = [10, 20, 30, 50, 100, 300, 1000];
+const RATES = [0.5, 0.7, 0.9, 0.95, 0.99];
+const KS = [1, 3, 5, 10];
 
 function flag(args: readonly string[], name: string, fallback: string): string {
   const at = args.indexOf(`--${name}`);
@@ -48,11 +53,13 @@ function flag(args: readonly string[], name: string, fallback: string): string {
 function parseOptions(args: readonly string[]): Options {
   return {
     runs: Number(flag(args, "runs", "2000")),
+    ladderRuns: Number(flag(args, "ladder-runs", "400")),
+    mdeRuns: Number(flag(args, "mde-runs", "400")),
     resamples: Number(flag(args, "resamples", "1000")),
     margin: Number(flag(args, "margin", "0.02")),
     seed: Number(flag(args, "seed", "1")),
     workers: Number(flag(args, "workers", String(Math.min(2, cpus().length)))),
-    kappas: flag(args, "kappa", "2,20")
+    kappas: flag(args, "kappa", "inf,20,2,0.2")
       .split(",")
       .map((s) => (s === "inf" ? Number.POSITIVE_INFINITY : Number(s))),
   };
@@ -98,7 +105,7 @@ async function main(): Promise<void> {
   );
   process.stderr.write("\n");
   const seconds = (performance.now() - started) / 1000;
-  printReport(parts.flat(), { ...options, seconds, kappas: options.kappas });
+  printReport(parts.flat(), { ...options, seconds });
 }
 
 function work(job: Job): void {

@@ -3,9 +3,10 @@
  *
  * Population model: each item has its own pass probability pᵢ ~ Beta(μκ, (1−μ)κ), so the mean
  * over the population is exactly μ (the "true pass rate", the estimand) and κ sets how much
- * items differ (κ = 2: most items nearly always pass or nearly always fail, a few are flaky;
- * κ = 20: items differ mildly). A run draws n items from the population and k Bernoulli(pᵢ)
- * samples per item; the item score is the mean of its samples.
+ * items differ (κ = ∞: every item has rate μ; κ = 20: items differ mildly; κ = 2: most items
+ * nearly always pass or nearly always fail, a few are flaky; κ = 0.2: almost all-or-nothing). A
+ * run draws n items from the population and k Bernoulli(pᵢ) samples per item; the item score is
+ * the mean of its samples.
  *
  * Compare: "nothing changed" runs the same n items (same pᵢ) twice, independently. A "real drop
  * of d" breaks each item with probability d/μ (its pᵢ becomes 0), so the population mean falls by
@@ -13,15 +14,16 @@
  */
 
 import {
+  meanDifference,
   minimumDetectableDrop,
+  type PairedScores,
   pairedDeltaInterval,
-  pairedWilsonBounds,
   verdictOf,
 } from "../../src/stats/compare.js";
 import { binomial, normalQuantile } from "../../src/stats/distributions.js";
 import {
+  clopperPearsonBounds,
   DEFAULT_INTERVAL_METHOD,
-  designEffectBounds,
   type ItemAgg,
   passRateInterval,
   wilsonBounds,
@@ -37,43 +39,50 @@ export interface Cell {
 
 export interface CellConfig {
   runs: number;
+  /** Runs per step of the drop ladder that measures the drop caught 80% of the time. */
+  ladderRuns: number;
+  /** Runs whose printed MDE is computed (the median of those is compared with the ladder's). */
+  mdeRuns: number;
   resamples: number;
   margin: number;
   seed: number;
 }
 
-/** Library methods (bootstrap, wilson-cc) and comparators computed here: plain Wilson with the
- * same design effect, Wilson counting every sample as independent, and mean ± t·sd/√n. */
+/**
+ * Interval methods: the library's two (`clopper-pearson`, the default, and `bootstrap`) and
+ * comparators computed here: `cluster` = the cluster-robust interval mean ± t·sd/√n over item
+ * scores; `items` = Clopper–Pearson counting items only (n trials, exact at k = 1); `samples` =
+ * Wilson counting every sample as independent (what a naive tool prints).
+ */
 export const INTERVAL_METHODS = [
+  "clopper-pearson",
   "bootstrap",
-  "wilson-cc",
-  "wilson",
-  "wilson-samples",
-  "wald-t",
+  "cluster",
+  "items",
+  "samples",
 ] as const;
 export type BenchIntervalMethod = (typeof INTERVAL_METHODS)[number];
-export const COMPARE_METHODS = ["bootstrap", "wilson-cc", "wilson", "paired-t"] as const;
+export const COMPARE_METHODS = ["clopper-pearson", "bootstrap", "paired-t"] as const;
 export type BenchCompareMethod = (typeof COMPARE_METHODS)[number];
-
-export interface GateCounts {
-  /** Shares in [0, 1]. */
-  regression: number;
-  inconclusive: number;
-  pass: number;
-  /** Regression under the stricter rule "high < −margin", for comparison. */
-  regressionStrict: number;
-}
 
 export interface CellResult extends Cell {
   runs: number;
   coverage: Record<BenchIntervalMethod, number>;
   width: Record<BenchIntervalMethod, number>;
-  unchanged: Record<BenchCompareMethod, GateCounts>;
-  drop: Record<BenchCompareMethod, GateCounts>;
-  /** Standard deviation of the estimated delta over the drop runs (for the ideal power). */
-  dropSd: number;
-  /** Mean minimum detectable drop printed by the default method in the drop runs. */
+  /** Share of unchanged compares that say regression, per method. */
+  falseRegression: Record<BenchCompareMethod, number>;
+  /** Default gate: share of unchanged compares that are inconclusive. */
+  inconclusive: number;
+  /** Default gate: share of compares with a real drop equal to the margin that say pass. */
+  passAtMargin: number;
+  /** Default gate: share of compares with a real drop of twice the margin that say regression. */
+  power: number;
+  /** Standard deviation of the estimated delta over those runs (for the ideal power). */
+  powerSd: number;
+  /** Median MDE the default gate printed on unchanged compares (NaN: mostly n/a). */
   mde: number;
+  /** The drop the default gate calls regression in 80% of runs, from the ladder (NaN: none). */
+  drop80: number;
 }
 
 function gammaSample(rng: Rng, shape: number): number {
@@ -150,65 +159,38 @@ function intervalBounds(
   seed: number,
   resamples: number,
 ): [number, number] {
-  if (method === "wald-t") return waldT(scores);
-  if (method === "wilson-samples") {
-    const [m] = meanSd(scores);
-    return wilsonBounds(m, scores.length * k, normalQuantile(0.975));
-  }
-  if (method === "wilson") {
-    return designEffectBounds(scores, new Float64Array(scores.length).fill(k), 0.95, wilsonBounds);
-  }
-  const items = toItems(scores, k);
-  const interval = passRateInterval(items, method, { resamples, seed });
+  if (method === "cluster") return waldT(scores);
+  const [m] = meanSd(scores);
+  if (method === "samples") return wilsonBounds(m, scores.length * k, 0.95);
+  if (method === "items") return clopperPearsonBounds(m, scores.length, 0.95);
+  const interval = passRateInterval(toItems(scores, k), method, { resamples, seed });
   return [interval.low, interval.high];
+}
+
+interface Gate {
+  delta: number;
+  low: number;
+  high: number;
+}
+
+function paired(base: Float64Array, cand: Float64Array, k: number): PairedScores {
+  const nk = new Float64Array(base.length).fill(k);
+  return { base, cand, baseN: nk, candN: nk };
 }
 
 function compareBounds(
   method: BenchCompareMethod,
-  base: Float64Array,
-  cand: Float64Array,
-  k: number,
+  p: PairedScores,
   seed: number,
   resamples: number,
-): { delta: number; low: number; high: number } {
+): Gate {
   if (method === "paired-t") {
-    const diffs = cand.map((c, i) => c - base[i]!);
+    const diffs = p.cand.map((c, i) => c - p.base[i]!);
     const [low, high] = waldT(diffs);
-    return { delta: meanSd(diffs)[0], low, high };
+    return { delta: meanDifference(p), low, high };
   }
-  const nk = new Float64Array(base.length).fill(k);
-  if (method === "wilson") {
-    const [low, high] = pairedWilsonBounds(base, cand, nk, nk, normalQuantile(0.975), false);
-    return { delta: meanSd(cand)[0] - meanSd(base)[0], low, high };
-  }
-  const interval = pairedDeltaInterval({ base, cand, baseN: nk, candN: nk }, method, {
-    resamples,
-    seed,
-  });
+  const interval = pairedDeltaInterval(p, method, { resamples, seed });
   return { delta: interval.estimate, low: interval.low, high: interval.high };
-}
-
-function emptyCounts(): GateCounts {
-  return { regression: 0, inconclusive: 0, pass: 0, regressionStrict: 0 };
-}
-
-function tally(
-  counts: GateCounts,
-  r: { delta: number; low: number; high: number },
-  margin: number,
-) {
-  const verdict = verdictOf(r.delta, r.low, r.high, margin);
-  counts[verdict] += 1;
-  if (r.high < -margin) counts.regressionStrict += 1;
-}
-
-function shares(counts: GateCounts, runs: number): GateCounts {
-  return {
-    regression: counts.regression / runs,
-    inconclusive: counts.inconclusive / runs,
-    pass: counts.pass / runs,
-    regressionStrict: counts.regressionStrict / runs,
-  };
 }
 
 function record<K extends string, V>(keys: readonly K[], make: () => V): Record<K, V> {
@@ -218,72 +200,117 @@ function record<K extends string, V>(keys: readonly K[], make: () => V): Record<
 interface Tallies {
   covered: Record<BenchIntervalMethod, number>;
   width: Record<BenchIntervalMethod, number>;
-  unchanged: Record<BenchCompareMethod, GateCounts>;
-  dropped: Record<BenchCompareMethod, GateCounts>;
-  dropDeltas: Float64Array;
-  mdeSum: number;
+  falseRegression: Record<BenchCompareMethod, number>;
+  inconclusive: number;
+  passAtMargin: number;
+  power: number;
+  powerDeltas: Float64Array;
+  mdes: Float64Array;
 }
 
-function newTallies(runs: number): Tallies {
+function newTallies(runs: number, mdeRuns: number): Tallies {
   return {
     covered: record(INTERVAL_METHODS, () => 0),
     width: record(INTERVAL_METHODS, () => 0),
-    unchanged: record(COMPARE_METHODS, emptyCounts),
-    dropped: record(COMPARE_METHODS, emptyCounts),
-    dropDeltas: new Float64Array(runs),
-    mdeSum: 0,
+    falseRegression: record(COMPARE_METHODS, () => 0),
+    inconclusive: 0,
+    passAtMargin: 0,
+    power: 0,
+    powerDeltas: new Float64Array(runs),
+    mdes: new Float64Array(Math.min(runs, mdeRuns)),
   };
 }
 
-function tallyIntervals(
-  t: Tallies,
-  cell: Cell,
-  base: Float64Array,
-  run: number,
-  resamples: number,
-) {
+function defaultGate(p: PairedScores, margin: number) {
+  const interval = pairedDeltaInterval(p, DEFAULT_INTERVAL_METHOD);
+  const verdict = verdictOf(interval.estimate, interval.low, interval.high, margin);
+  return { interval, verdict };
+}
+
+/** One simulated run: coverage, an unchanged rerun, and candidates with real drops. */
+function simulateRun(t: Tallies, cell: Cell, config: CellConfig, rng: Rng, run: number): void {
+  const { resamples, margin } = config;
+  const p = drawPopulation(rng, cell);
+  const base = drawRun(rng, p, cell.k);
   for (const method of INTERVAL_METHODS) {
     const [low, high] = intervalBounds(method, base, cell.k, run, resamples);
     if (low <= cell.rate && cell.rate <= high) t.covered[method] += 1;
     t.width[method] += high - low;
   }
-}
-
-/** One simulated run: a baseline, an unchanged rerun and a candidate with a real drop. */
-function simulateRun(t: Tallies, cell: Cell, config: CellConfig, rng: Rng, run: number): void {
-  const { resamples, margin } = config;
-  const p = drawPopulation(rng, cell);
-  const base = drawRun(rng, p, cell.k);
-  tallyIntervals(t, cell, base, run, resamples);
-  const again = drawRun(rng, p, cell.k);
-  const worse = drawRun(rng, breakItems(rng, p, (2 * margin) / cell.rate), cell.k);
+  const unchanged = paired(base, drawRun(rng, p, cell.k), cell.k);
   for (const method of COMPARE_METHODS) {
-    tally(t.unchanged[method], compareBounds(method, base, again, cell.k, run, resamples), margin);
-    const r = compareBounds(method, base, worse, cell.k, run, resamples);
-    tally(t.dropped[method], r, margin);
-    if (method === DEFAULT_INTERVAL_METHOD) {
-      t.dropDeltas[run] = r.delta;
-      const interval = { estimate: r.delta, low: r.low, high: r.high, level: 0.95, method };
-      t.mdeSum += minimumDetectableDrop(interval, margin);
-    }
+    const r = compareBounds(method, unchanged, run, resamples);
+    if (verdictOf(r.delta, r.low, r.high, margin) === "regression") t.falseRegression[method] += 1;
   }
+  const gate = defaultGate(unchanged, margin);
+  if (gate.verdict === "inconclusive") t.inconclusive += 1;
+  if (run < t.mdes.length) t.mdes[run] = minimumDetectableDrop(unchanged, 0.95, margin);
+  const atMargin = dropped(rng, p, base, cell, margin);
+  if (defaultGate(atMargin, margin).verdict === "pass") t.passAtMargin += 1;
+  const twice = defaultGate(dropped(rng, p, base, cell, 2 * margin), margin);
+  if (twice.verdict === "regression") t.power += 1;
+  t.powerDeltas[run] = twice.interval.estimate;
 }
 
-/** All runs of one cell: coverage of each interval method, and the gate with and without a drop. */
+function dropped(rng: Rng, p: Float64Array, base: Float64Array, cell: Cell, drop: number) {
+  return paired(base, drawRun(rng, breakItems(rng, p, drop / cell.rate), cell.k), cell.k);
+}
+
+/** Drops from the margin up to the whole rate, 25% apart: where the gate's power is measured. */
+export function dropLadder(rate: number, margin: number): number[] {
+  const drops: number[] = [];
+  for (let d = margin; d < rate; d *= 1.25) drops.push(d);
+  drops.push(rate);
+  return drops;
+}
+
+/** The drop caught in 80% of runs, interpolated on the ladder; NaN when even the largest is not. */
+function drop80(cell: Cell, config: CellConfig, rng: Rng): number {
+  let previous = { drop: 0, power: 0 };
+  for (const drop of dropLadder(cell.rate, config.margin)) {
+    let caught = 0;
+    for (let run = 0; run < config.ladderRuns; run++) {
+      const p = drawPopulation(rng, cell);
+      const base = drawRun(rng, p, cell.k);
+      if (defaultGate(dropped(rng, p, base, cell, drop), config.margin).verdict === "regression") {
+        caught += 1;
+      }
+    }
+    const power = caught / config.ladderRuns;
+    if (power >= 0.8) {
+      const share = (0.8 - previous.power) / (power - previous.power);
+      return previous.drop + share * (drop - previous.drop);
+    }
+    previous = { drop, power };
+  }
+  return Number.NaN;
+}
+
+function median(values: Float64Array): number {
+  const sorted = Float64Array.from(values).sort();
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** All runs of one cell. NaN sorts last, so a median of mostly-n/a MDEs is NaN. */
 export function simulateCell(cell: Cell, config: CellConfig): CellResult {
   const { runs } = config;
   const rng = createRng(config.seed);
-  const t = newTallies(runs);
+  const t = newTallies(runs, config.mdeRuns);
   for (let run = 0; run < runs; run++) simulateRun(t, cell, config, rng, run);
+  const share = (count: number) => count / runs;
   return {
     ...cell,
     runs,
-    coverage: mapRecord(t.covered, (c) => c / runs),
-    width: mapRecord(t.width, (w) => w / runs),
-    unchanged: mapRecord(t.unchanged, (c) => shares(c, runs)),
-    drop: mapRecord(t.dropped, (c) => shares(c, runs)),
-    dropSd: meanSd(t.dropDeltas)[1],
-    mde: t.mdeSum / runs,
+    coverage: mapRecord(t.covered, share),
+    width: mapRecord(t.width, share),
+    falseRegression: mapRecord(t.falseRegression, share),
+    inconclusive: share(t.inconclusive),
+    passAtMargin: share(t.passAtMargin),
+    power: share(t.power),
+    powerSd: meanSd(t.powerDeltas)[1],
+    mde: median(t.mdes),
+    drop80: drop80(cell, config, rng),
   };
 }
 

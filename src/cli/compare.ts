@@ -3,8 +3,10 @@ import { EXIT, InputError } from "../errors.js";
 import { compareRunRows, compareRuns, type RunComparison } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
 import { readRun } from "../report/read-rows.js";
+import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
+import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
 import { terminalSafe, terminalSafeJson } from "./terminal.js";
@@ -17,6 +19,8 @@ export interface GateFlags {
 
 export interface CompareFlags extends GateFlags {
   interval: IntervalMethod;
+  level: string;
+  adjust: Adjustment;
   seed: string;
   json?: boolean;
   cwd: string;
@@ -47,7 +51,8 @@ export function compareOptions(flags: GateFlags & Partial<CompareFlags>): Compar
   const seed = Number(flags.seed ?? 0);
   if (!Number.isInteger(seed))
     throw new InputError(`--seed ${flags.seed}: expected a whole number`);
-  return { margin, method: flags.interval, seed };
+  const level = flags.level === undefined ? undefined : intervalLevel(flags.level);
+  return { margin, method: flags.interval, seed, level, adjust: flags.adjust };
 }
 
 /** The warnings on stderr, then the comparison as text or JSON on stdout. */

@@ -226,6 +226,8 @@ program
   .option("--json", "print the stats object (and breakdowns, every failing item) as JSON")
   .option("--all", "list every item that fell short, with its reason (default: the worst 10)")
   .addOption(intervalOption())
+  .addOption(levelOption())
+  .addOption(adjustOption())
   .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
   .option("--cwd <PATH>", "where the config search starts (for [pricing] and latest)", ".")
   .action(async (run: string, flags: ReportFlags) => {
@@ -251,6 +253,8 @@ program
       .default("fail"),
   )
   .addOption(intervalOption())
+  .addOption(levelOption())
+  .addOption(adjustOption())
   .option("--seed <N>", "seed of the bootstrap", "0")
   .option("--json", "print {delta, ci_low, ci_high, broke, fixed, missing, margin, verdict, ...}")
   .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
@@ -265,11 +269,26 @@ program
 function intervalOption(): Option {
   return new Option(
     "--interval <METHOD>",
-    "wilson-cc: Wilson score with continuity correction and design effect (covers ≥ 94% " +
-      "in every tested setting); bootstrap: the article's percentile bootstrap",
+    "clopper-pearson: the exact binomial interval on the effective number of trials (covers " +
+      "≥ 93.7% in every one of 560 simulated settings, exact at one sample per item); " +
+      "bootstrap: the article's percentile bootstrap",
   )
-    .choices(["wilson-cc", "bootstrap"])
-    .default("wilson-cc");
+    .choices(["clopper-pearson", "bootstrap"])
+    .default("clopper-pearson");
+}
+
+function levelOption(): Option {
+  return new Option("--level <P>", "level of the intervals (0 < P < 1)").default("0.95");
+}
+
+function adjustOption(): Option {
+  return new Option(
+    "--adjust <HOW>",
+    "per-stratum (per-tag) intervals: none (each at --level) or bonferroni (all hold " +
+      "together; eb compare then gives each stratum a verdict)",
+  )
+    .choices(["none", "bonferroni"])
+    .default("none");
 }
 
 // `eb report … | head` closes the pipe early; that is not a failure.

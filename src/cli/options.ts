@@ -8,6 +8,7 @@ import {
   type SettingValues,
   settingId,
 } from "../config/settings.js";
+import { InputError } from "../errors.js";
 
 /** The option's property in commander's parsed options: `--harness-agent` -> `harnessAgent`. */
 function attributeName(flag: string): string {
@@ -76,4 +77,13 @@ export function addNoProjectConfig(command: Command): Command {
 
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+/** `--level`: the interval level, strictly between 0 and 1 (0.95 by default). */
+export function intervalLevel(raw: string): number {
+  const level = raw.trim() === "" ? Number.NaN : Number(raw);
+  if (!(level > 0 && level < 1)) {
+    throw new InputError(`--level ${raw}: expected a number between 0 and 1, such as 0.95`);
+  }
+  return level;
 }

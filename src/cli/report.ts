@@ -5,8 +5,11 @@ import { type Coverage, coverageOf, isIncomplete, notRunLine } from "../report/c
 import { FAILING_LISTED, failingItems, failingItemsText } from "../report/failing-items.js";
 import { readRun } from "../report/read-rows.js";
 import { type RunStats, summarize } from "../report/run-summary.js";
+import { fractionalScoreWarning } from "../report/score-warnings.js";
 import { summaryText } from "../report/summary-text.js";
+import type { Adjustment } from "../stats/adjust.js";
 import type { IntervalMethod } from "../stats/types.js";
+import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
 import { terminalSafe, terminalSafeJson } from "./terminal.js";
@@ -16,6 +19,8 @@ export interface ReportFlags {
   /** List every item that fell short, not only the worst few. */
   all?: boolean;
   interval: IntervalMethod;
+  level: string;
+  adjust: Adjustment;
   seed: string;
   cwd: string;
 }
@@ -24,9 +29,12 @@ export interface ReportFlags {
 export async function reportCommand(run: string, flags: ReportFlags): Promise<number> {
   const config = await loadConfig({ cwd: flags.cwd });
   const rows = await readRun(await runLocation(run, flags.cwd));
-  for (const warning of rows.warnings) printWarning(warning);
+  const warnings = [...rows.warnings, ...fractionalScoreWarning(rows.tally.items.values(), "run")];
+  for (const warning of warnings) printWarning(warning);
   const summary = summarize(rows.tally, {
     method: flags.interval,
+    level: intervalLevel(flags.level),
+    adjust: flags.adjust,
     seed: Number(flags.seed),
     pricing: config.pricing,
     judgeModel: rows.manifest?.judge_model ?? null,
@@ -37,8 +45,7 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   const failing = failingItems(rows.tally);
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...coverage, breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, warnings: rows.warnings }, null, 2))}
-`
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...coverage, breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, warnings }, null, 2))}\n`
     : `${notRun(coverage, summary.stats)}${terminalSafe(
         `${summaryText(summary, coverage)}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
       )}`;

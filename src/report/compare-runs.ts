@@ -2,6 +2,7 @@ import { InputError } from "../errors.js";
 import type { ManifestSummary } from "../run/manifest.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
 import { type RunRows, readRun } from "./read-rows.js";
+import { fractionalScoreWarning, samplesPerItemWarning } from "./score-warnings.js";
 
 export interface RunComparison extends Comparison {
   /**
@@ -34,6 +35,9 @@ export function compareRunRows(
     ...cand.warnings,
     ...manifestWarnings(base.manifest, cand.manifest),
     ...missingWarnings(comparison),
+    ...samplesPerItemWarning(base.tally.items.values(), cand.tally.items.values()),
+    ...fractionalScoreWarning(base.tally.items.values(), "baseline"),
+    ...fractionalScoreWarning(cand.tally.items.values(), "candidate"),
   ];
   return { ...comparison, warnings };
 }

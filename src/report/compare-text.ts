@@ -15,15 +15,30 @@ export function comparisonText(c: RunComparison): string {
     `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.low)}, ${signed(c.high)}] over ${c.n} items (${c.method})`,
     idsLine("broke", c.broke),
     idsLine("fixed", c.fixed),
-    ...c.strata.map(
-      (s) =>
-        `  ${s.stratum}: ${signed(s.delta)} [${signed(s.low)}, ${signed(s.high)}] (${s.n} items)`,
-    ),
+    ...strataLines(c),
     `smallest regression this run could detect (80% power): ${Number.isNaN(c.mde) ? "n/a" : c.mde.toFixed(4)}`,
     `${VERDICT_TEXT[c.verdict]} (margin ${c.margin})`,
     ...(c.verdict === "inconclusive" ? [neededLine(c)] : []),
   ];
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+/** Per-stratum deltas, saying whether their intervals hold one by one or together. */
+function strataLines(c: RunComparison): string[] {
+  // One stratum is the whole run, already above.
+  if (c.strata.length < 2) return [];
+  const each = `${Math.round(c.strata[0]!.level * 1000) / 10}%`;
+  const adjusted = c.strata[0]!.verdict !== null;
+  const head = adjusted
+    ? `by stratum (Bonferroni-adjusted: ${each} each, so all ${c.strata.length} hold together):`
+    : `by stratum (${each} each, unadjusted: with ${c.strata.length}, some may miss by chance; --adjust bonferroni for verdicts):`;
+  return [
+    head,
+    ...c.strata.map((s) => {
+      const verdict = s.verdict === null ? "" : `  ${s.verdict}`;
+      return `  ${s.stratum}: ${signed(s.delta)} [${signed(s.low)}, ${signed(s.high)}] (${s.n} items)${verdict}`;
+    }),
+  ];
 }
 
 /** What an inconclusive gate needs to decide, estimated from this comparison's item scores. */

@@ -1,11 +1,15 @@
 import type { Pricing } from "../config/schema.js";
+import { type Adjustment, adjustedLevel } from "../stats/adjust.js";
 import { DEFAULT_INTERVAL_METHOD, passRateInterval } from "../stats/interval.js";
+import { type KInterval, passAtK, passHatK } from "../stats/pass-at-k.js";
 import type { Interval, IntervalMethod } from "../stats/types.js";
 import type { ItemTally, RowTally, TokenCount } from "./row-tally.js";
 
 export interface SummaryOptions {
   method?: IntervalMethod;
   level?: number;
+  /** How the per-stratum (per-tag) intervals allow for their number; none by default. */
+  adjust?: Adjustment;
   seed?: number;
   pricing?: Pricing;
   /** The judge model's name, to price judge tokens. */
@@ -26,6 +30,17 @@ export interface RunStats {
   flaky: number;
   errors: number;
   cached: number;
+  /** Chance that at least one of k samples passes (k = fewest samples of any item); null at k = 1. */
+  pass_at_k: KStats | null;
+  /** Chance that all k samples pass; null at k = 1. */
+  pass_hat_k: KStats | null;
+}
+
+export interface KStats {
+  k: number;
+  estimate: number;
+  ci_low: number;
+  ci_high: number;
 }
 
 export interface GroupStats {
@@ -35,6 +50,15 @@ export interface GroupStats {
   pass_rate: number | null;
   ci_low: number | null;
   ci_high: number | null;
+}
+
+/** Per-stratum (cases) or per-tag (checks) intervals, each at `level` (adjusted or not). */
+export interface Breakdown {
+  by: "stratum" | "tag";
+  adjust: Adjustment;
+  /** The level of each group's interval: the run's level, or higher when adjusted. */
+  level: number;
+  groups: GroupStats[];
 }
 
 export interface TokenCost extends TokenCount {
@@ -49,7 +73,7 @@ export interface RunSummary {
   flaky: { id: string; score: number; samples: number }[];
   /** Failed marks per grader, most first. */
   graders: { name: string; failures: number }[];
-  breakdown: { by: "stratum" | "tag"; groups: GroupStats[] } | null;
+  breakdown: Breakdown | null;
   latency: { p50: number; p95: number; uncached: number } | null;
   tokens: { target: TokenCost[]; judge: TokenCost | null };
 }
@@ -75,6 +99,8 @@ export function summarize(tally: RowTally, options: SummaryOptions = {}): RunSum
       flaky: flaky.length,
       errors: tally.errors,
       cached: tally.cached,
+      pass_at_k: kStats(passAtK(items, options.level)),
+      pass_hat_k: kStats(passHatK(items, options.level)),
     },
     flaky,
     graders: [...tally.graderFailures]
@@ -94,15 +120,28 @@ function intervalOf(items: readonly ItemTally[], options: SummaryOptions): Inter
 }
 
 /** Strata for cases (when there is more than one), tags for checks. */
-function breakdownOf(
-  items: readonly ItemTally[],
-  options: SummaryOptions,
-): RunSummary["breakdown"] {
+function breakdownOf(items: readonly ItemTally[], options: SummaryOptions): Breakdown | null {
   const byStratum = groupItems(items, (item) => (item.stratum ? [item.stratum] : []));
-  if (byStratum.size > 1) return { by: "stratum", groups: groupStats(byStratum, options) };
+  if (byStratum.size > 1) return breakdown("stratum", byStratum, options);
   const byTag = groupItems(items, (item) => item.tags);
-  if (byTag.size > 0) return { by: "tag", groups: groupStats(byTag, options) };
+  if (byTag.size > 0) return breakdown("tag", byTag, options);
   return null;
+}
+
+function breakdown(
+  by: Breakdown["by"],
+  groups: Map<string, ItemTally[]>,
+  options: SummaryOptions,
+): Breakdown {
+  const adjust = options.adjust ?? "none";
+  const level = adjustedLevel(options.level ?? 0.95, groups.size, adjust);
+  return { by, adjust, level, groups: groupStats(groups, { ...options, level }) };
+}
+
+function kStats(interval: KInterval | null): KStats | null {
+  if (!interval) return null;
+  const { k, estimate, low, high } = interval;
+  return { k, estimate, ci_low: low, ci_high: high };
 }
 
 function groupItems(

@@ -1,6 +1,6 @@
 import { type Coverage, passRateScope } from "./coverage.js";
-import type { RunSummary } from "./run-summary.js";
-import { fixed } from "./summary-text.js";
+import type { KStats, RunSummary } from "./run-summary.js";
+import { breakdownLevel, fixed } from "./summary-text.js";
 
 /** The statistics section of every report.md (the same facts `eb report` prints). */
 export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null = null): string[] {
@@ -15,6 +15,8 @@ export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null =
     `| Items / samples | ${stats.items} / ${stats.samples} |`,
     `| Pass rate | ${fixed(stats.pass_rate)} (mean of item scores${scope ? `; ${scope}` : ""}) |`,
     `| ${level} interval | [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method}) |`,
+    ...kRow("pass@", stats.pass_at_k, "at least one of k samples passes"),
+    ...kRow("pass^", stats.pass_hat_k, "all k samples pass"),
     `| Flaky items | ${stats.flaky} |`,
     `| Error samples | ${stats.errors} |`,
     `| Cached samples | ${stats.cached} |`,
@@ -33,6 +35,13 @@ export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null =
       summary.graders.map((g) => `\`${cell(g.name)}\`: ${g.failures}`),
     ),
     ...breakdownTable(summary),
+  ];
+}
+
+function kRow(name: string, s: KStats | null, meaning: string): string[] {
+  if (!s) return [];
+  return [
+    `| ${name}${s.k} | ${fixed(s.estimate)} [${fixed(s.ci_low)}, ${fixed(s.ci_high)}] (${meaning}) |`,
   ];
 }
 
@@ -59,6 +68,8 @@ function breakdownTable(summary: RunSummary): string[] {
   const by = summary.breakdown.by;
   return [
     `### By ${by}`,
+    "",
+    `Intervals: ${breakdownLevel(summary.breakdown)}.`,
     "",
     `| ${by === "tag" ? "Tag" : "Stratum"} | Items | Samples | Pass rate | Interval |`,
     "| --- | --- | --- | --- | --- |",

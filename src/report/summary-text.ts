@@ -1,5 +1,5 @@
 import { type Coverage, passRateScope } from "./coverage.js";
-import type { GroupStats, RunSummary, TokenCost } from "./run-summary.js";
+import type { Breakdown, GroupStats, KStats, RunSummary, TokenCost } from "./run-summary.js";
 
 const FLAKY_SHOWN = 10;
 /** From this many items an interval says more than the counts do. */
@@ -32,6 +32,7 @@ export function summaryText(summary: RunSummary, coverage: Coverage | null = nul
   const lines = [
     `items ${stats.items}  samples ${stats.samples}`,
     `pass rate ${fixed(stats.pass_rate)}${scope ? ` ${scope}` : ""}  ${percent(stats.ci_level)} CI [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method})`,
+    kLine(stats.pass_at_k, stats.pass_hat_k, stats.ci_level),
     flakyLine(summary),
     `errors ${stats.errors} of ${stats.samples} samples (scored 0, counted apart from failures)`,
     ...summary.graders.map((g) => `  grader ${g.name.padEnd(20)} failed ${g.failures}`),
@@ -53,11 +54,30 @@ function flakyLine(summary: RunSummary): string {
   return `${head}: ${shown.join(", ")}${more}`;
 }
 
+/** pass@k and pass^k side by side, or nothing at one sample per item. */
+function kLine(atK: KStats | null, hatK: KStats | null, level: number): string {
+  if (!atK || !hatK) return "";
+  const one = (name: string, s: KStats) =>
+    `${name}${s.k} ${fixed(s.estimate)} [${fixed(s.ci_low)}, ${fixed(s.ci_high)}]`;
+  return `${one("pass@", atK)}  ${one("pass^", hatK)}  (${percent(level)} CI; any / all of ${atK.k} samples pass)`;
+}
+
 function breakdownLines(summary: RunSummary): string[] {
   if (!summary.breakdown) return [];
   const groups = summary.breakdown.groups;
   const width = Math.max(...groups.map((group) => group.name.length), 6);
-  return [`by ${summary.breakdown.by}:`, ...groups.map((group) => groupLine(group, width))];
+  const head = `by ${summary.breakdown.by} (${breakdownLevel(summary.breakdown)}):`;
+  return [head, ...groups.map((group) => groupLine(group, width))];
+}
+
+/** Says whether the group intervals hold one by one or together. */
+export function breakdownLevel(b: Breakdown): string {
+  const each = percent(b.level);
+  if (b.groups.length < 2) return each;
+  if (b.adjust === "bonferroni") {
+    return `Bonferroni-adjusted: ${each} each, so all ${b.groups.length} hold together`;
+  }
+  return `${each} per ${b.by}, unadjusted: with ${b.groups.length}, some may miss by chance; --adjust bonferroni`;
 }
 
 function groupLine(group: GroupStats, width: number): string {

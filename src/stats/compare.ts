@@ -12,15 +12,20 @@
  * - `inconclusive` neither: too few items, or a drop too small to matter but too large to rule out.
  */
 
+import { type Adjustment, adjustedLevel } from "./adjust.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
-import { normalQuantile, twoSidedZ } from "./distributions.js";
+import { binomialLogPmf, normalCdf, normalQuantile, twoSidedZ } from "./distributions.js";
 import {
+  type BoundsFunction,
+  clopperPearsonBounds,
+  clopperPearsonHigh,
+  clopperPearsonLow,
   DEFAULT_INTERVAL_METHOD,
   effectiveTrials,
   type ItemAgg,
   itemScore,
   mean,
-  scoreBounds,
+  sampleVariance,
 } from "./interval.js";
 import type { Interval, IntervalMethod } from "./types.js";
 
@@ -35,6 +40,8 @@ export interface CompareOptions {
   resamples?: number;
   /** Bootstrap only. */
   seed?: number;
+  /** How the per-stratum intervals allow for their number; none by default. */
+  adjust?: Adjustment;
 }
 
 export interface StratumDelta {
@@ -43,6 +50,10 @@ export interface StratumDelta {
   delta: number;
   low: number;
   high: number;
+  /** The level of this stratum's interval: the run's, or higher when adjusted. */
+  level: number;
+  /** The gate's rule on this stratum's adjusted interval; null when unadjusted (see strata). */
+  verdict: Verdict | null;
 }
 
 export interface Comparison {
@@ -64,14 +75,18 @@ export interface Comparison {
   verdict: Verdict;
   /**
    * Minimum detectable effect: the smallest true drop that this gate would call `regression` in
-   * 80% of runs of this size and spread. The rule needs delta < −margin and high < 0, so the drop
-   * must exceed the margin and the interval's upper half-width h, plus 0.84 standard errors
-   * (taking se = h / z): mde = max(h, margin) + 0.84·h/z. NaN when nothing is paired.
+   * 80% of runs of this size and spread (see minimumDetectableDrop). NaN when nothing is paired
+   * or no drop up to the baseline's whole pass rate would be caught that often.
    */
   mde: number;
   /** Items a suite like this would need to tell a drop of the margin from no change (itemsNeeded). */
   itemsNeeded: number | null;
-  /** Per-stratum deltas with intervals (no verdicts: many strata would multiply false alarms). */
+  /**
+   * Per-stratum deltas with intervals. Unadjusted, they carry no verdict: ten strata judged at
+   * 95% each would call some stratum a regression far more often than 5% of the time. With
+   * `adjust: "bonferroni"` every stratum's interval is widened so that all hold together, and
+   * each gets the gate's verdict (informative only: the run's verdict is the overall one).
+   */
   strata: StratumDelta[];
 }
 
@@ -119,7 +134,20 @@ function missing(from: ReadonlyMap<string, ItemAgg>, other: ReadonlyMap<string, 
   return [...from.keys()].filter((id) => !other.has(id)).sort(byId);
 }
 
-export function correlation(x: ArrayLike<number>, y: ArrayLike<number>): number {
+/**
+ * Newcombe's continuity-corrected correlation of the two runs' item scores (method 11 of
+ * Newcombe 1998): for 0/1 scores, AD − BC of the paired 2×2 table shrunk by N/2 toward 0, here
+ * Σ(x − x̄)(y − ȳ) − 1/2, which is the same thing for 0/1 scores and extends it to item means.
+ * Without the correction, two identical runs correlate perfectly and the interval collapses to
+ * [0, 0] (two items, one passing and one failing, would "pass" on no evidence).
+ */
+export function correctedCorrelation(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  const { sxy, sxx, syy } = crossSums(x, y);
+  return correctedFromSums(sxy, sxx, syy);
+}
+
+/** Σ(x − x̄)(y − ȳ), Σ(x − x̄)², Σ(y − ȳ)². */
+function crossSums(x: ArrayLike<number>, y: ArrayLike<number>) {
   const mx = mean(x);
   const my = mean(y);
   let sxy = 0;
@@ -132,31 +160,20 @@ export function correlation(x: ArrayLike<number>, y: ArrayLike<number>): number 
     sxx += dx * dx;
     syy += dy * dy;
   }
-  // No spread in one run: the correlation is undefined, and 0 ignores the pairing, which can
-  // only widen the interval when, as for the same items run twice, scores correlate positively.
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : 0;
+  return { sxy, sxx, syy };
 }
 
-/**
- * Newcombe's score interval for a paired difference (MOVER; methods 10 and 11 of Newcombe 1998,
- * without and with continuity correction), built from the two runs' design-effect Wilson
- * intervals and the correlation of item scores between the runs. Unlike a Wald or bootstrap
- * interval it does not collapse to [0, 0] when no item changed, so a small suite stays
- * inconclusive instead of passing on no evidence.
- */
-export function pairedWilsonBounds(
-  base: Float64Array,
-  cand: Float64Array,
-  baseN: ArrayLike<number>,
-  candN: ArrayLike<number>,
-  z: number,
-  continuity: boolean,
-): [number, number] {
-  return moverBounds(pairedMoments({ base, cand, baseN, candN }), z, continuity);
+function correctedFromSums(sxy: number, sxx: number, syy: number): number {
+  // No spread in one run: the correlation is undefined, and 0 ignores the pairing, which can
+  // only widen the interval when, as for the same items run twice, scores correlate positively.
+  if (!(sxx > 0 && syy > 0)) return 0;
+  const covariance = sxy > 0 ? Math.max(0, sxy - 0.5) : sxy;
+  return covariance / Math.sqrt(sxx * syy);
 }
 
 /** What the paired score interval depends on: both rates, their effective trials, the correlation. */
-interface PairedMoments {
+export interface PairedMoments {
+  n: number;
   pb: number;
   pc: number;
   trialsBase: number;
@@ -164,30 +181,67 @@ interface PairedMoments {
   phi: number;
 }
 
-function pairedMoments(p: {
-  base: Float64Array;
-  cand: Float64Array;
-  baseN: ArrayLike<number>;
-  candN: ArrayLike<number>;
-}): PairedMoments {
+export function pairedMoments(p: PairedScores): PairedMoments {
   return {
+    n: p.base.length,
     pb: mean(p.base),
     pc: mean(p.cand),
     trialsBase: effectiveTrials(p.base, p.baseN),
     trialsCand: effectiveTrials(p.cand, p.candN),
-    phi: correlation(p.base, p.cand),
+    phi: correctedCorrelation(p.base, p.cand),
   };
 }
 
-function moverBounds(m: PairedMoments, z: number, continuity: boolean): [number, number] {
-  const bounds = scoreBounds(continuity);
+/**
+ * Newcombe's score interval for a paired difference (MOVER, method 11 of Newcombe 1998), built
+ * from the two runs' design-effect intervals and the corrected correlation of item scores
+ * between the runs, as half-widths below and above the delta. Unlike a Wald or bootstrap
+ * interval it does not collapse to [0, 0] when no item changed, so a small suite stays
+ * inconclusive instead of passing on no evidence.
+ */
+export function moverHalfWidths(
+  m: PairedMoments,
+  level: number,
+  bounds: BoundsFunction = clopperPearsonBounds,
+): { down: number; up: number } {
   const { pb, pc, phi } = m;
-  const [lb, ub] = bounds(pb, m.trialsBase, z);
-  const [lc, uc] = bounds(pc, m.trialsCand, z);
-  const delta = pc - pb;
-  const down = Math.sqrt((pc - lc) ** 2 - 2 * phi * (pc - lc) * (ub - pb) + (ub - pb) ** 2);
-  const up = Math.sqrt((uc - pc) ** 2 - 2 * phi * (uc - pc) * (pb - lb) + (pb - lb) ** 2);
+  const [lb, ub] = bounds(pb, m.trialsBase, level);
+  const [lc, uc] = bounds(pc, m.trialsCand, level);
+  const unseen = unseenShare(m.n, level);
+  return {
+    down: Math.max(moverHalf(pc - lc, ub - pb, phi), pb * unseen),
+    up: Math.max(moverHalf(uc - pc, pb - lb, phi), (1 - pb) * unseen),
+  };
+}
+
+/** One side of the MOVER interval: the candidate's side and the baseline's opposite side. */
+function moverHalf(cand: number, base: number, phi: number): number {
+  return Math.sqrt(cand * cand - 2 * phi * cand * base + base * base);
+}
+
+/**
+ * The largest share of the item population that can change without one of n sampled items
+ * showing it, at the interval's level: 1 − (tail)^(1/n) ("rule of three": 3/n at 95% one-sided).
+ * k samples per item narrow the noise of each item, not this: a candidate that breaks 2% of all
+ * items breaks none of 100 sampled ones in 13% of runs, so no suite of 100 items can rule out a
+ * drop of 2%, however many samples each item has. The bounds are kept at least that far out.
+ */
+function unseenShare(n: number, level: number): number {
+  return 1 - ((1 - level) / 2) ** (1 / n);
+}
+
+export function pairedScoreBounds(p: PairedScores, level: number): [number, number] {
+  const delta = meanDifference(p);
+  const { down, up } = moverHalfWidths(pairedMoments(p), level);
   return [Math.max(-1, delta - down), Math.min(1, delta + up)];
+}
+
+/**
+ * Mean of the per-item differences: items with equal scores contribute exactly 0, so two runs
+ * with the same item scores (whatever their k) differ by 0, not by a rounding error like -3e-16.
+ */
+export function meanDifference(p: PairedScores): number {
+  return mean(differences(p));
 }
 
 function differences(p: PairedScores): Float64Array {
@@ -205,9 +259,8 @@ export function pairedDeltaInterval(
     return { estimate: Number.NaN, low: Number.NaN, high: Number.NaN, level, method };
   }
   if (method === "bootstrap") return bootstrapMeanInterval(differences(p), { ...opts, level });
-  const z = twoSidedZ(level);
-  const [low, high] = pairedWilsonBounds(p.base, p.cand, p.baseN, p.candN, z, true);
-  return { estimate: mean(p.cand) - mean(p.base), low, high, level, method };
+  const [low, high] = pairedScoreBounds(p, level);
+  return { estimate: meanDifference(p), low, high, level, method };
 }
 
 export function verdictOf(delta: number, low: number, high: number, margin: number): Verdict {
@@ -217,11 +270,92 @@ export function verdictOf(delta: number, low: number, high: number, margin: numb
 }
 
 const Z_POWER_80 = normalQuantile(0.8);
+const MDE_POWER = 0.8;
+/** Bisection steps: the MDE to within 1e-6 of the baseline rate. */
+const MDE_BISECTIONS = 20;
+/** Binomial terms further than this many standard deviations from the mean are left out. */
+const PMF_SPREAD = 6;
+/** The half-width h(x) is smooth in x: computed at this many points, interpolated between. */
+const THRESHOLD_POINTS = 64;
 
-export function minimumDetectableDrop(interval: Interval, margin: number): number {
-  const half = interval.high - interval.estimate;
-  const se = half / twoSidedZ(interval.level);
-  return Math.max(half, margin) + Z_POWER_80 * se;
+/**
+ * The smallest drop d the gate calls `regression` in 80% of runs like this one, from what the
+ * runs would look like under the drop (the spread under no change is optimistic: a drop adds the
+ * items that break). A drop of d is modelled as it happens in practice: each item breaks (scores
+ * 0) with probability q = d / baseline rate, so X ~ Binomial(n, q) items break. Given X = x, the
+ * delta is about −x·rate/n, give or take the noise of the other items (the observed variance of
+ * the differences) and of the broken items' baseline scores, and the gate's upper half-width
+ * h(x) is the score interval's for a candidate with x items at 0 (rate − x·rate/n; the
+ * covariance between the runs shrinks by the share kept). The rule needs delta < −margin and
+ * delta + h < 0; the chance of that is summed over x. NaN when nothing is paired, and when even
+ * breaking every item would not be caught that often.
+ */
+export function minimumDetectableDrop(p: PairedScores, level: number, margin: number): number {
+  const moments = pairedMoments(p);
+  const { n, pb: rate } = moments;
+  if (n === 0 || !(rate > 0)) return Number.NaN;
+  const caught = regressionChance(p, moments, level, margin);
+  if (caught(rate) < MDE_POWER) return Number.NaN;
+  let low = 0;
+  let high = rate;
+  for (let i = 0; i < MDE_BISECTIONS; i++) {
+    const middle = (low + high) / 2;
+    if (caught(middle) >= MDE_POWER) high = middle;
+    else low = middle;
+  }
+  return high;
+}
+
+/** The chance, as a function of the drop d, that the gate says regression (see above). */
+function regressionChance(p: PairedScores, m: PairedMoments, level: number, margin: number) {
+  const { n, pb: rate } = m;
+  const diffs = differences(p);
+  const noise = sampleVariance(diffs, mean(diffs)) || 0;
+  const squares = mean(p.base.map((b) => b * b));
+  const lossVariance = Math.max(0, squares - rate * rate);
+  const { sxy, sxx } = crossSums(p.base, p.cand);
+  const step = Math.max(1, Math.ceil(n / THRESHOLD_POINTS));
+  const baseSide = rate - clopperPearsonLow(rate, m.trialsBase, level);
+  const floor = Math.max(margin, (1 - rate) * unseenShare(n, level));
+  const computed = new Map<number, number>();
+  const computedAt = (x: number): number => {
+    const known = computed.get(x);
+    if (known !== undefined) return known;
+    const share = x / n;
+    const pc = rate * (1 - share);
+    const candVariance = (1 - share) * squares - pc * pc;
+    const trialsCand =
+      candVariance > 0
+        ? Math.min(m.trialsBase, Math.max(n, (pc * (1 - pc) * n) / candVariance))
+        : n;
+    // Breaking items scales the covariance between the runs by the share kept (see above).
+    const phi = correctedFromSums(sxy * (1 - share), sxx, n * candVariance);
+    const candSide = clopperPearsonHigh(pc, trialsCand, level) - pc;
+    const value = Math.max(floor, moverHalf(candSide, baseSide, phi));
+    computed.set(x, value);
+    return value;
+  };
+  const thresholdAt = (x: number): number => {
+    const below = Math.floor(x / step) * step;
+    if (below === x) return computedAt(x);
+    const above = Math.min(n, below + step);
+    const share = (x - below) / (above - below);
+    return computedAt(below) * (1 - share) + computedAt(above) * share;
+  };
+  return (d: number): number => {
+    const q = Math.min(1, d / rate);
+    const sd = Math.sqrt(n * q * (1 - q));
+    const first = Math.max(0, Math.floor(n * q - PMF_SPREAD * sd));
+    const last = Math.min(n, Math.ceil(n * q + PMF_SPREAD * sd));
+    let chance = 0;
+    for (let x = first; x <= last; x++) {
+      const spread = Math.sqrt((n - x) * noise + x * lossVariance) / n;
+      const lead = (x * rate) / n - thresholdAt(x);
+      const given = spread > 0 ? normalCdf(lead / spread) : lead > 0 ? 1 : 0;
+      chance += Math.exp(binomialLogPmf(x, n, q)) * given;
+    }
+    return chance;
+  };
 }
 
 /** Beyond this many items the estimate stops: no suite of items like these is that large. */
@@ -233,7 +367,8 @@ const MOST_ITEMS_ESTIMATED = 1e9;
  * candidate passes the gate in about 80% of runs and one that dropped by the margin in about
  * 2.5%. An estimate: the items are taken to stay as they are (same rates, same spread, same
  * correlation between the runs), so a suite r times as large is worth r times the effective
- * trials, and the score interval is used whatever the method. The current size when it is
+ * trials (and r times the items, for what no sampled item shows), and the score interval is
+ * used whatever the method. The current size when it is
  * already enough; null when no size is (margin 0, or more than a billion items).
  */
 export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): number | null {
@@ -242,13 +377,17 @@ export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): numb
   const z = twoSidedZ(level);
   const target = (margin * z) / (z + Z_POWER_80);
   const moments = pairedMoments(p);
+  const { sxy, sxx, syy } = crossSums(p.base, p.cand);
   const lowerHalfWidth = (scale: number) => {
     const scaled = {
       ...moments,
+      n: moments.n * scale,
+      // A larger suite of the same items: the continuity correction counts for less.
+      phi: correctedFromSums(sxy * scale, sxx * scale, syy * scale),
       trialsBase: moments.trialsBase * scale,
       trialsCand: moments.trialsCand * scale,
     };
-    return moments.pc - moments.pb - moverBounds(scaled, z, true)[0];
+    return moverHalfWidths(scaled, level).down;
   };
   if (lowerHalfWidth(1) <= target) return n;
   let enough = 2;
@@ -290,12 +429,16 @@ function strataDeltas(p: Paired, method: IntervalMethod, opts: CompareOptions): 
     if (group) group.push(i);
     else groups.set(stratum, [i]);
   });
+  const adjust = opts.adjust ?? "none";
+  const level = adjustedLevel(opts.level ?? 0.95, groups.size, adjust);
+  const margin = opts.margin ?? 0.02;
   return [...groups.entries()]
     .sort(([a], [b]) => byId(a, b))
     .map(([stratum, indices]) => {
-      const interval = pairedDeltaInterval(subset(p, indices), method, opts);
+      const interval = pairedDeltaInterval(subset(p, indices), method, { ...opts, level });
       const { estimate: delta, low, high } = interval;
-      return { stratum, n: indices.length, delta, low, high };
+      const verdict = adjust === "none" ? null : verdictOf(delta, low, high, margin);
+      return { stratum, n: indices.length, delta, low, high, level, verdict };
     });
 }
 
@@ -324,7 +467,7 @@ export function comparePaired(
     missingFromBaseline: missing(cand, base),
     margin,
     verdict: paired.ids.length === 0 ? "inconclusive" : verdictOf(delta, low, high, margin),
-    mde: paired.ids.length === 0 ? Number.NaN : minimumDetectableDrop(interval, margin),
+    mde: minimumDetectableDrop(paired, level, margin),
     itemsNeeded: itemsNeeded(paired, margin, level),
     strata: strataDeltas(paired, method, opts),
   };

@@ -47,6 +47,29 @@ export function normalQuantile(p: number): number {
   return (poly(A, r) * q) / (poly(B, r) * r + 1);
 }
 
+// erfc(x)·exp(x²) fit from Numerical Recipes (erfcc), relative error below 1.2e-7.
+const ERFC_FIT = [
+  0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
+  1.00002368, -1.26551223,
+];
+
+/** Φ(z) = P(Z ≤ z) for a standard normal Z. */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const fit = ERFC_FIT.reduce((acc, c) => acc * t + c, 0);
+  const erfc = t * Math.exp(-x * x + fit);
+  return z >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
+/** log P(X = x) for X ~ Binomial(n, q), whole n and x with 0 ≤ x ≤ n. */
+export function binomialLogPmf(x: number, n: number, q: number): number {
+  if (q <= 0) return x === 0 ? 0 : Number.NEGATIVE_INFINITY;
+  if (q >= 1) return x === n ? 0 : Number.NEGATIVE_INFINITY;
+  const choose = logFactorial(n) - logFactorial(x) - logFactorial(n - x);
+  return choose + x * Math.log(q) + (n - x) * Math.log1p(-q);
+}
+
 /** Two-sided critical value: z such that P(|Z| ≤ z) = level. */
 export function twoSidedZ(level: number): number {
   if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);

@@ -137,7 +137,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     );
     expect(result.stdout).toContain("items 4  samples 12");
     expect(result.stdout).toMatch(
-      /pass rate 0\.500 {2}95% CI \[0\.\d{3}, 0\.\d{3}\] \(wilson-cc\)/,
+      /pass rate 0\.500 {2}95% CI \[0\.\d{3}, 0\.\d{3}\] \(clopper-pearson\)/,
     );
     expect(result.stdout).toContain("errors 0 of 12 samples");
     expect(result.stdout.match(/^ {2}grader \S+ +failed 3$/gm)).toHaveLength(6);
@@ -200,11 +200,14 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
       ci_low: expect.any(Number),
       ci_high: expect.any(Number),
       ci_level: 0.95,
-      ci_method: "wilson-cc",
+      ci_method: "clopper-pearson",
       passed: 6,
       flaky: 0,
       errors: 0,
       cached: 0,
+      // Every case passed all or none of its 3 samples: any-of-3 and all-of-3 agree.
+      pass_at_k: { k: 3, estimate: 0.5, ci_low: expect.any(Number), ci_high: expect.any(Number) },
+      pass_hat_k: { k: 3, estimate: 0.5, ci_low: expect.any(Number), ci_high: expect.any(Number) },
     });
     expect(report.stats.ci_low as number).toBeLessThan(0.5);
     expect(report.stats.ci_high as number).toBeGreaterThan(0.5);

@@ -52,7 +52,7 @@ describe("eb report", () => {
     expect(stats).toMatchObject({ items: 20, samples: 60, pass_rate: 1, flaky: 0, errors: 0 });
     expect(stats.ci_high).toBe(1);
     expect(stats.ci_low as number).toBeLessThan(0.9);
-    expect(stats.ci_method).toBe("wilson-cc");
+    expect(stats.ci_method).toBe("clopper-pearson");
   });
 
   it("all fail, one flaky item, failures per grader, strata", async () => {
@@ -69,7 +69,9 @@ describe("eb report", () => {
       "flaky 1 of 6 items scored strictly between 0 and 1: flaky (1/2)",
     );
     expect(result.stdout).toMatch(/grader g +failed 11/);
-    expect(result.stdout).toMatch(/by stratum:\n {2}easy +0\.500 \[/);
+    expect(result.stdout).toMatch(
+      /by stratum \(95% per stratum, unadjusted: [^)]*\):\n {2}easy +0\.500 \[/,
+    );
     expect(result.stdout).toMatch(/\n {2}hard +0\.000 \[0\.000, /);
   });
 
@@ -178,10 +180,10 @@ describe("eb compare", () => {
     const cand = rowsFile(dir, "cand.jsonl", items);
     const text = await runEb(["compare", base, cand]);
     expect(text.stdout).toMatch(
-      /^INCONCLUSIVE: .*\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 340 items \(it has 10; an estimate from this run's item scores\)$/m,
+      /^INCONCLUSIVE: .*\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 270 items \(it has 10; an estimate from this run's item scores\)$/m,
     );
     const json = JSON.parse((await runEb(["compare", base, cand, "--json"])).stdout);
-    expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 339 });
+    expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 262 });
     // A wider margin needs fewer items: about (0.02 / 0.05)² as many for a normal interval.
     const wide = JSON.parse(
       (await runEb(["compare", base, cand, "--json", "--margin", "0.05"])).stdout,
@@ -262,5 +264,100 @@ describe("eb compare", () => {
       "definitions differ between the runs for 1 item(s) or file(s): c1",
     );
     expect(result.stdout).toContain("over 48 items");
+  });
+});
+
+describe("statistics round 2 at the command line", () => {
+  it("reports pass@k and pass^k, and takes --level (a bad one is an input error)", async () => {
+    const dir = makeProject();
+    // 10 items × 4 samples: 5 pass 4/4, 3 pass 2/4, 2 pass 0/4.
+    const file = rowsFile(
+      dir,
+      "r.jsonl",
+      many(10, (i) => (i < 5 ? [1, 1, 1, 1] : i < 8 ? [1, 0, 1, 0] : [0, 0, 0, 0])),
+    );
+    const stats = await reportJson(file);
+    // pass@4 = (5 + 3·1 + 0) / 10; pass^4 = (5 + 3·0 + 0) / 10.
+    expect(stats.pass_at_k).toMatchObject({ k: 4, estimate: 0.8 });
+    expect(stats.pass_hat_k).toMatchObject({ k: 4, estimate: 0.5 });
+    const narrow = await reportJson(file, ["--level", "0.8"]);
+    expect(narrow.ci_level).toBe(0.8);
+    expect((narrow.ci_high as number) - (narrow.ci_low as number)).toBeLessThan(
+      (stats.ci_high as number) - (stats.ci_low as number),
+    );
+    const text = await runEb(["report", file]);
+    expect(text.stdout).toMatch(/^pass@4 0\.800 \[0\.\d{3}, 0\.\d{3}\] {2}pass\^4 0\.500 /m);
+    const bad = await runEb(["report", file, "--level", "95"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--level 95: expected a number between 0 and 1");
+  });
+
+  it("--adjust bonferroni widens the per-stratum intervals and says so; compare gives verdicts", async () => {
+    const dir = makeProject();
+    const items = (drop: boolean) => [
+      ...many(400, () => [1], "a").map((item) => ({ ...item, stratum: "alpha" })),
+      ...many(200, (i) => [drop && i < 100 ? 0 : 1], "b").map((item) => ({
+        ...item,
+        stratum: "beta",
+      })),
+    ];
+    const base = rowsFile(dir, "base.jsonl", items(false));
+    const cand = rowsFile(dir, "cand.jsonl", items(true));
+    const plain = await reportJson(cand);
+    const adjusted = await reportJson(cand, ["--adjust", "bonferroni"]);
+    const width = (s: Record<string, unknown>, i: number) => {
+      const group = (s.breakdown as { groups: { ci_low: number; ci_high: number }[] }).groups[i]!;
+      return group.ci_high - group.ci_low;
+    };
+    expect(adjusted.breakdown).toMatchObject({ by: "stratum", adjust: "bonferroni", level: 0.975 });
+    expect(width(adjusted, 1)).toBeGreaterThan(width(plain, 1));
+    const text = await runEb(["report", cand, "--adjust", "bonferroni"]);
+    expect(text.stdout).toContain(
+      "by stratum (Bonferroni-adjusted: 97.5% each, so all 2 hold together):",
+    );
+    const compare = await runEb(["compare", base, cand, "--json", "--adjust", "bonferroni"]);
+    const strata = (
+      JSON.parse(compare.stdout) as { strata: { stratum: string; verdict: string }[] }
+    ).strata;
+    expect(strata.map((s) => [s.stratum, s.verdict])).toEqual([
+      ["alpha", "pass"],
+      ["beta", "regression"],
+    ]);
+    const unadjusted = await runEb(["compare", base, cand, "--json"]);
+    expect(
+      (JSON.parse(unadjusted.stdout) as { strata: { verdict: null }[] }).strata[0]!.verdict,
+    ).toBeNull();
+  });
+
+  it("compares runs of different k by item pass rates, exactly, and warns", async () => {
+    const dir = makeProject();
+    // Every item passes 1 of 3 in the baseline and 2 of 6 in the candidate: no change at all.
+    const base = rowsFile(
+      dir,
+      "base.jsonl",
+      many(30, () => [1, 0, 0]),
+    );
+    const cand = rowsFile(
+      dir,
+      "cand.jsonl",
+      many(30, () => [1, 0, 0, 1, 0, 0]),
+    );
+    const result = await runEb(["compare", base, cand, "--json"]);
+    const json = JSON.parse(result.stdout) as { delta: number; broke: string[] };
+    expect(json.delta).toBe(0);
+    expect(json.broke).toEqual([]);
+    expect(result.stderr).toContain("different samples per item (baseline k=3, candidate k=6)");
+  });
+
+  it("warns about fractional scores and leaves pass@k out", async () => {
+    const dir = makeProject();
+    const file = rowsFile(
+      dir,
+      "r.jsonl",
+      many(5, () => [0.5, 1]),
+    );
+    const result = await runEb(["report", file, "--json"]);
+    expect(result.stderr).toContain("5 item(s) of the run have samples scored between 0 and 1");
+    expect((JSON.parse(result.stdout) as { pass_at_k: null }).pass_at_k).toBeNull();
   });
 });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   comparePaired,
-  correlation,
+  correctedCorrelation,
   itemsNeeded,
   minimumDetectableDrop,
-  pairedWilsonBounds,
+  pairedScoreBounds,
   verdictOf,
 } from "../../src/stats/compare.js";
 import { normalQuantile } from "../../src/stats/distributions.js";
-import { type ItemAgg, wilsonBounds } from "../../src/stats/interval.js";
+import { clopperPearsonBounds, type ItemAgg } from "../../src/stats/interval.js";
 import { createRng } from "../../src/stats/rng.js";
 import { byId, items, uniformItems } from "./helpers.js";
 
@@ -194,13 +194,54 @@ describe("paired interval", () => {
     // correlation exactly 0, base rate 0.75, candidate rate 0.5.
     const base = Float64Array.from([...new Array(12).fill(1), 0, 0, 0, 0]);
     const cand = Float64Array.from([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0]);
-    expect(correlation(base, cand)).toBe(0);
+    expect(correctedCorrelation(base, cand)).toBe(0);
     const ones = new Float64Array(16).fill(1);
-    const [low, high] = pairedWilsonBounds(base, cand, ones, ones, Z95, false);
-    const [lb, ub] = wilsonBounds(0.75, 16, Z95);
-    const [lc, uc] = wilsonBounds(0.5, 16, Z95);
+    const [low, high] = pairedScoreBounds({ base, cand, baseN: ones, candN: ones }, 0.95);
+    const [lb, ub] = clopperPearsonBounds(0.75, 16, 0.95);
+    const [lc, uc] = clopperPearsonBounds(0.5, 16, 0.95);
     expect(low).toBeCloseTo(-0.25 - Math.hypot(0.5 - lc, ub - 0.75), 12);
     expect(high).toBeCloseTo(-0.25 + Math.hypot(uc - 0.5, 0.75 - lb), 12);
+  });
+
+  it("corrects the correlation as Newcombe's method 11: AD − BC less N/2", () => {
+    // 2×2 table of 20 paired items: A = 9 pass both, B = 3 base only, C = 1 cand only, D = 7.
+    const base = Float64Array.from([...new Array(12).fill(1), ...new Array(8).fill(0)]);
+    const cand = Float64Array.from([
+      ...new Array(9).fill(1),
+      ...new Array(3).fill(0),
+      1,
+      ...new Array(7).fill(0),
+    ]);
+    const [a, b, c, d, n] = [9, 3, 1, 7, 20];
+    const expected = (a * d - b * c - n / 2) / Math.sqrt((a + b) * (c + d) * (a + c) * (b + d));
+    expect(correctedCorrelation(base, cand)).toBeCloseTo(expected, 12);
+  });
+
+  it("cannot collapse to [0, 0]: identical runs of few items stay inconclusive", () => {
+    // Two items, one passing and one failing, in both runs: the uncorrected correlation is 1
+    // and the interval was [0, 0], verdict pass.
+    const two = byId(
+      items([
+        [1, 1],
+        [0, 1],
+      ]),
+    );
+    const result = comparePaired(two, two);
+    expect(result.low).toBeLessThan(-0.3);
+    expect(result.high).toBeGreaterThan(0.3);
+    expect(result.verdict).toBe("inconclusive");
+    const ten = run(10, 5);
+    expect(comparePaired(ten, ten).low).toBeLessThan(-0.1);
+    expect(comparePaired(ten, ten).verdict).toBe("inconclusive");
+  });
+
+  it("cannot rule out items that broke unseen: 100 items never pass a 2% margin", () => {
+    // k = 10 samples each narrow every item's noise, but a candidate breaking 2% of all items
+    // breaks none of 100 sampled ones in 13% of runs.
+    const all = byId(uniformItems(100, 10, (i) => (i < 3 ? 9 : 10)));
+    const result = comparePaired(all, all);
+    expect(result.low).toBeLessThan(-0.02);
+    expect(result.verdict).toBe("inconclusive");
   });
 
   it("agrees with the paired normal interval on a large suite", () => {
@@ -233,20 +274,40 @@ describe("minimum detectable drop", () => {
     expect(sizes[0]!).toBeGreaterThan(0.1);
   });
 
-  it("adds 0.84 standard errors to the larger of margin and upper half-width", () => {
-    const interval = {
-      estimate: 0,
-      low: -0.0392,
-      high: 0.0392,
-      level: 0.95,
-      method: "wilson-cc" as const,
-    };
-    const se = 0.0392 / Z95;
-    expect(minimumDetectableDrop(interval, 0.02)).toBeCloseTo(0.0392 + 0.8416 * se, 4);
-    expect(minimumDetectableDrop({ ...interval, high: 0.01 }, 0.02)).toBeCloseTo(
-      0.02 + (0.8416 * 0.01) / Z95,
-      4,
-    );
+  it("is n/a when no drop could be caught 80% of the time", () => {
+    const one = byId(items([[1, 1]]));
+    expect(comparePaired(one, one).mde).toBeNaN();
+    expect(comparePaired(run(5, 2), run(5, 2)).mde).toBeNaN();
+  });
+
+  it("is the drop the gate really catches in 80% of runs (simulated here)", () => {
+    // 300 single-sample items at a 90% rate, nothing changed: the printed MDE, then 600 fresh
+    // runs of a baseline and a candidate that breaks each item with probability MDE / 0.9.
+    const rng = createRng(31);
+    const draw = (broken: number) =>
+      byId(uniformItems(300, 1, () => (rng.uniform() < 0.9 * (1 - broken) ? 1 : 0)));
+    const base = draw(0);
+    const mde = comparePaired(base, draw(0)).mde;
+    expect(mde).toBeGreaterThan(0.03);
+    expect(mde).toBeLessThan(0.12);
+    let caught = 0;
+    for (let i = 0; i < 600; i++) {
+      if (comparePaired(draw(0), draw(mde / 0.9)).verdict === "regression") caught += 1;
+    }
+    expect(caught / 600).toBeGreaterThan(0.7);
+    expect(caught / 600).toBeLessThan(0.9);
+    expect(
+      minimumDetectableDrop(
+        {
+          base: new Float64Array(0),
+          cand: new Float64Array(0),
+          baseN: new Float64Array(0),
+          candN: new Float64Array(0),
+        },
+        0.95,
+        0.02,
+      ),
+    ).toBeNaN();
   });
 });
 
@@ -321,9 +382,9 @@ describe("speed", () => {
     const cand = noisyRun(100_000, 5, 23, rates);
     const list = [...cand.values()];
     const started = performance.now();
-    passRateInterval(list, "wilson-cc");
+    passRateInterval(list, "clopper-pearson");
     passRateInterval(list, "bootstrap");
-    comparePaired(base, cand, { method: "wilson-cc" });
+    comparePaired(base, cand, { method: "clopper-pearson" });
     comparePaired(base, cand, { method: "bootstrap" });
     const ms = performance.now() - started;
     expect(ms).toBeLessThan(2000);

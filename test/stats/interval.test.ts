@@ -1,34 +1,41 @@
 import { describe, expect, it } from "vitest";
-import { normalQuantile } from "../../src/stats/distributions.js";
 import {
+  clopperPearsonBounds,
   effectiveTrials,
   flakyItems,
   passRateByStratum,
   passRateInterval,
   wilsonBounds,
-  wilsonCcBounds,
 } from "../../src/stats/interval.js";
 import { items, uniformItems } from "./helpers.js";
 
-const Z95 = normalQuantile(0.975);
+/** log P(X = x), X ~ Binomial(n, p), summed directly: an independent path to the CP bounds. */
+function binomialTail(x: number, n: number, p: number, upper: boolean): number {
+  let total = 0;
+  for (let j = 0; j <= n; j++) {
+    if (upper ? j < x : j > x) continue;
+    let log = j * Math.log(p) + (n - j) * Math.log1p(-p);
+    for (let i = 1; i <= j; i++) log += Math.log((n - j + i) / i);
+    total += Math.exp(log);
+  }
+  return total;
+}
 
-/** Independent definition of the continuity-corrected Wilson bounds: the roots of
- * (p ∓ 1/(2n) − P)² = z²·P(1−P)/n on either side of p, found by bisection. */
-function ccByBisection(x: number, n: number): [number, number] {
-  const p = x / n;
-  const gap = (P: number, side: number) =>
-    (p + side / (2 * n) - P) ** 2 - (Z95 ** 2 * P * (1 - P)) / n;
-  const root = (lo: number, hi: number, side: number, rising: boolean) => {
-    for (let i = 0; i < 200; i++) {
+/** Clopper–Pearson by its definition: the rates at which x or more (x or fewer) successes
+ * have probability 2.5%, found by bisection on the binomial sums. */
+function cpByDefinition(x: number, n: number): [number, number] {
+  const root = (upper: boolean) => {
+    let lo = 0;
+    let hi = 1;
+    for (let i = 0; i < 100; i++) {
       const mid = (lo + hi) / 2;
-      if (gap(mid, side) > 0 === rising) hi = mid;
-      else lo = mid;
+      const tail = binomialTail(x, n, mid, upper);
+      if (tail < 0.025 === upper) lo = mid;
+      else hi = mid;
     }
     return lo;
   };
-  const low = x === 0 ? 0 : root(0, p - 1 / (2 * n), -1, false);
-  const high = x === n ? 1 : root(p + 1 / (2 * n), 1, 1, true);
-  return [low, high];
+  return [x === 0 ? 0 : root(true), x === n ? 1 : root(false)];
 }
 
 describe("wilsonBounds", () => {
@@ -41,38 +48,49 @@ describe("wilsonBounds", () => {
       [1, 29, 0.0061, 0.1718],
     ];
     for (const [x, n, low, high] of cases) {
-      const [l, h] = wilsonBounds(x / n, n, Z95);
+      const [l, h] = wilsonBounds(x / n, n, 0.95);
       expect(l).toBeCloseTo(low, 4);
       expect(h).toBeCloseTo(high, 4);
     }
   });
 });
 
-describe("wilsonCcBounds", () => {
-  it("matches published values (Newcombe 1998, method 4) and the defining equation", () => {
-    expect(wilsonCcBounds(0, 20, Z95)[1]).toBeCloseTo(0.2005, 4);
-    const [l, h] = wilsonCcBounds(1 / 29, 29, Z95);
-    expect(l).toBeCloseTo(0.0018, 4);
-    expect(h).toBeCloseTo(0.1963, 4);
+describe("clopperPearsonBounds", () => {
+  it("matches published values (Newcombe 1998, method 5) and the binomial sums", () => {
+    const published: [number, number, number, number][] = [
+      [8, 10, 0.4439, 0.9748],
+      [0, 20, 0, 0.1684],
+      [1, 29, 0.0009, 0.1776],
+    ];
+    for (const [x, n, low, high] of published) {
+      const [l, h] = clopperPearsonBounds(x / n, n, 0.95);
+      expect(l).toBeCloseTo(low, 4);
+      expect(h).toBeCloseTo(high, 4);
+    }
     for (const [x, n] of [
-      [8, 10],
-      [81, 263],
-      [15, 148],
       [99, 100],
       [20, 20],
       [0, 7],
+      [37, 61],
+      [1, 1000],
+      [81, 263],
+      [15, 148],
     ] as const) {
-      const [low, high] = wilsonCcBounds(x / n, n, Z95);
-      const [bLow, bHigh] = ccByBisection(x, n);
-      expect(low).toBeCloseTo(bLow, 9);
-      expect(high).toBeCloseTo(bHigh, 9);
+      const [low, high] = clopperPearsonBounds(x / n, n, 0.95);
+      const [dLow, dHigh] = cpByDefinition(x, n);
+      expect(low).toBeCloseTo(dLow, 9);
+      expect(high).toBeCloseTo(dHigh, 9);
     }
   });
 
-  it("is wider than the plain Wilson interval", () => {
-    const [l, h] = wilsonCcBounds(0.8, 10, Z95);
-    expect(l).toBeCloseTo(0.4422, 4);
-    expect(h).toBeCloseTo(0.9646, 4);
+  it("is narrower than Wilson with continuity correction at 30 of 30 (lower bound 0.884)", () => {
+    expect(clopperPearsonBounds(1, 30, 0.95)[0]).toBeCloseTo(0.8843, 4);
+  });
+
+  it("takes fractional trials, between the whole numbers on either side", () => {
+    const [low] = clopperPearsonBounds(0.9, 50.5, 0.95);
+    expect(low).toBeLessThan(clopperPearsonBounds(0.9, 51, 0.95)[0]);
+    expect(low).toBeGreaterThan(clopperPearsonBounds(0.9, 50, 0.95)[0]);
   });
 });
 
@@ -102,11 +120,22 @@ describe("effectiveTrials", () => {
     // Unequal samples per item: at most 4 / (1/1 + 1/5 + 1/5 + 1/5) = 2.5 trials.
     expect(effectiveTrials([0.6, 0.6, 0.6, 0.6], [1, 5, 5, 5])).toBeCloseTo(16 / 1.6, 12);
   });
+
+  it("does not count n·k trials on the evidence of one flaky item", () => {
+    // 99 items pass 10 of 10, one passes 9 of 10: the spread alone would say 1,000 trials.
+    const scores = [...new Array(99).fill(1), 0.9];
+    const trials = effectiveTrials(scores, ones(100, 10));
+    expect(trials).toBeGreaterThan(100);
+    expect(trials).toBeLessThan(300);
+    // Many flaky items are real evidence of within-item noise: close to n·k.
+    const noisy = Array.from({ length: 100 }, (_, i) => [0.6, 0.7, 0.8][i % 3]!);
+    expect(effectiveTrials(noisy, ones(100, 10))).toBeGreaterThan(900);
+  });
 });
 
 describe("passRateInterval", () => {
   it("has NaN bounds with no items", () => {
-    for (const method of ["wilson-cc", "bootstrap"] as const) {
+    for (const method of ["clopper-pearson", "bootstrap"] as const) {
       const interval = passRateInterval([], method);
       expect(interval.estimate).toBeNaN();
       expect(interval.low).toBeNaN();
@@ -118,9 +147,14 @@ describe("passRateInterval", () => {
   it("does not claim certainty when every item passes", () => {
     const all = uniformItems(20, 5, () => 5);
     const interval = passRateInterval(all);
-    expect(interval).toMatchObject({ estimate: 1, high: 1, method: "wilson-cc", level: 0.95 });
-    // Same as 20 of 20 single samples (cc Wilson): k samples of a flaky item can all pass.
-    expect(interval.low).toBeCloseTo(0.7995, 4);
+    expect(interval).toMatchObject({
+      estimate: 1,
+      high: 1,
+      method: "clopper-pearson",
+      level: 0.95,
+    });
+    // Same as 20 of 20 single samples: k samples of a flaky item can all pass.
+    expect(interval.low).toBeCloseTo(0.8316, 4);
     // The article's bootstrap gives [1, 1] here: the reason it is not the default.
     expect(passRateInterval(all, "bootstrap")).toMatchObject({ low: 1, high: 1 });
   });
@@ -129,7 +163,7 @@ describe("passRateInterval", () => {
     const interval = passRateInterval(uniformItems(20, 3, () => 0));
     expect(interval.estimate).toBe(0);
     expect(interval.low).toBe(0);
-    expect(interval.high).toBeCloseTo(0.2005, 4);
+    expect(interval.high).toBeCloseTo(0.1684, 4);
   });
 
   it("handles one flaky item among reliable ones", () => {
@@ -160,7 +194,7 @@ describe("passRateInterval", () => {
     expect(large.high - large.low).toBeLessThan((small.high - small.low) / 2.5);
     const narrow = passRateInterval(
       uniformItems(30, 3, (i) => i % 3),
-      "wilson-cc",
+      "clopper-pearson",
       {
         level: 0.8,
       },
