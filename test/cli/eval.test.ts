@@ -374,7 +374,9 @@ describe("eb eval with a command target", () => {
       { cwd: REPO },
     );
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('- refund-002: 0/1 - sample 0: no_amount: found "$"');
+    expect(result.stdout).toContain(
+      '- refund-002: 0/1 - sample 0: no_amount: found "$", "refund of" in "',
+    );
     expect(result.stdout).toMatch(/\n4 passed, 1 failed, 0 errors in /);
     expect(result.stdout).toContain("Gate: 4/5 samples passed (80.0%) < threshold 1.0 → failed");
   });

@@ -73,7 +73,12 @@ describe("absent", () => {
   });
   it("fails naming what it found, ignoring case", async () => {
     const outcome = await grade({ type: "absent", any: ["$", "eur", "refund of"] }, "40 EUR");
-    expect(outcome).toEqual({ pass: false, reason: 'found "eur"' });
+    expect(outcome).toEqual({ pass: false, reason: 'found "eur" in "40 EUR"' });
+  });
+  it("quotes a long answer from a little before what it found", async () => {
+    const answer = `${"x".repeat(200)} refund of $12 ${"y".repeat(200)}`;
+    const outcome = await grade({ type: "absent", any: ["refund of"] }, answer);
+    expect(outcome.reason).toMatch(/^found "refund of" in "…x{29} refund of \$12 y+…"$/);
   });
 });
 
@@ -228,7 +233,7 @@ describe("gradeOutput", () => {
     expect(grades.marks).toEqual({ has_hi: true, absent: false, judge: false });
     expect(Object.keys(grades.marks)).toEqual(["has_hi", "absent", "judge"]);
     expect(grades.reasons).toEqual({
-      absent: 'found "hi"',
+      absent: 'found "hi" in "hi there"',
       judge: "grader error: no judge model is configured",
     });
     expect(grades.errors).toEqual({ judge: "no judge model is configured" });
