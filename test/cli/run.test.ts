@@ -2,7 +2,14 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CheckReport } from "../../src/checks/report.js";
-import { CLI, deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
+import {
+  CLI,
+  cleanEnv,
+  deterministicYaml,
+  makeProject,
+  runEb,
+  writeFile,
+} from "../helpers/project.js";
 
 /** report.json as read back from disk. */
 type ReportJson = CheckReport;
@@ -374,7 +381,10 @@ describe("eb run with deterministic checks", () => {
       "eval_checks/b.yaml": deterministicYaml("b", "import time\ntime.sleep(60)"),
     });
     const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, [CLI, "run", "--cwd", project], { stdio: "pipe" });
+    const child = spawn(process.execPath, [CLI, "run", "--cwd", project], {
+      stdio: "pipe",
+      env: cleanEnv(),
+    });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk;
