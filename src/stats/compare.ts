@@ -179,6 +179,10 @@ export interface PairedMoments {
   trialsBase: number;
   trialsCand: number;
   phi: number;
+  /** Items that passed some samples in the baseline and none in the candidate. */
+  broke: number;
+  /** Items that failed some samples in the baseline and none in the candidate. */
+  fixed: number;
 }
 
 export function pairedMoments(p: PairedScores): PairedMoments {
@@ -189,7 +193,15 @@ export function pairedMoments(p: PairedScores): PairedMoments {
     trialsBase: effectiveTrials(p.base, p.baseN),
     trialsCand: effectiveTrials(p.cand, p.candN),
     phi: correctedCorrelation(p.base, p.cand),
+    broke: countPairs(p, (b, c) => b > 0 && c === 0),
+    fixed: countPairs(p, (b, c) => b < 1 && c === 1),
   };
+}
+
+function countPairs(p: PairedScores, test: (base: number, cand: number) => boolean): number {
+  let count = 0;
+  for (let i = 0; i < p.base.length; i++) if (test(p.base[i]!, p.cand[i]!)) count += 1;
+  return count;
 }
 
 /**
@@ -207,10 +219,9 @@ export function moverHalfWidths(
   const { pb, pc, phi } = m;
   const [lb, ub] = bounds(pb, m.trialsBase, level);
   const [lc, uc] = bounds(pc, m.trialsCand, level);
-  const unseen = unseenShare(m.n, level);
   return {
-    down: Math.max(moverHalf(pc - lc, ub - pb, phi), pb * unseen),
-    up: Math.max(moverHalf(uc - pc, pb - lb, phi), (1 - pb) * unseen),
+    down: Math.max(moverHalf(pc - lc, ub - pb, phi), pb * hiddenShare(m.broke, m.n, level)),
+    up: Math.max(moverHalf(uc - pc, pb - lb, phi), (1 - pb) * hiddenShare(m.fixed, m.n, level)),
   };
 }
 
@@ -220,14 +231,15 @@ function moverHalf(cand: number, base: number, phi: number): number {
 }
 
 /**
- * The largest share of the item population that can change without one of n sampled items
- * showing it, at the interval's level: 1 − (tail)^(1/n) ("rule of three": 3/n at 95% one-sided).
- * k samples per item narrow the noise of each item, not this: a candidate that breaks 2% of all
- * items breaks none of 100 sampled ones in 13% of runs, so no suite of 100 items can rule out a
- * drop of 2%, however many samples each item has. The bounds are kept at least that far out.
+ * How much larger than observed the share of items that broke outright (or were fixed outright)
+ * can be, at the interval's level: the exact upper bound of `count` of n, less count/n. With
+ * none seen it is 1 − tail^(1/n), the "rule of three" (3/n at 95% one-sided). k samples per item
+ * narrow the noise of each item, not this: a candidate that breaks 2% of all items breaks none of
+ * 100 sampled ones in 13% of runs and two or fewer of 300 in 6%, so the count of broken items is
+ * what bounds the drop, however many samples each item has. The bounds are kept that far out.
  */
-function unseenShare(n: number, level: number): number {
-  return 1 - ((1 - level) / 2) ** (1 / n);
+function hiddenShare(count: number, n: number, level: number): number {
+  return clopperPearsonHigh(count / n, n, level) - count / n;
 }
 
 export function pairedScoreBounds(p: PairedScores, level: number): [number, number] {
@@ -316,7 +328,7 @@ function regressionChance(p: PairedScores, m: PairedMoments, level: number, marg
   const { sxy, sxx } = crossSums(p.base, p.cand);
   const step = Math.max(1, Math.ceil(n / THRESHOLD_POINTS));
   const baseSide = rate - clopperPearsonLow(rate, m.trialsBase, level);
-  const floor = Math.max(margin, (1 - rate) * unseenShare(n, level));
+  const floor = Math.max(margin, (1 - rate) * hiddenShare(m.fixed, n, level));
   const computed = new Map<number, number>();
   const computedAt = (x: number): number => {
     const known = computed.get(x);
@@ -382,6 +394,8 @@ export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): numb
     const scaled = {
       ...moments,
       n: moments.n * scale,
+      broke: moments.broke * scale,
+      fixed: moments.fixed * scale,
       // A larger suite of the same items: the continuity correction counts for less.
       phi: correctedFromSums(sxy * scale, sxx * scale, syy * scale),
       trialsBase: moments.trialsBase * scale,

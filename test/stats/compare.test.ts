@@ -235,6 +235,19 @@ describe("paired interval", () => {
     expect(comparePaired(ten, ten).verdict).toBe("inconclusive");
   });
 
+  it("counts items that broke outright as few events: 2 of 300 do not rule out a 2% drop", () => {
+    // 30 flaky items at 9/10 in the baseline; in the candidate 2 items broke (0/10) and 5 of the
+    // flaky ones passed 10/10. The spread alone counted the 2 broken items as 20 failures spread
+    // over ~1,000 trials and passed (low −0.0188): a candidate that broke 2% of all items passed
+    // in 3.7% of such runs. Two broken items of 300 are two events: as many as 7 could hide.
+    const base = byId(uniformItems(300, 10, (i) => (i % 10 === 5 ? 9 : 10)));
+    const cand = byId(uniformItems(300, 10, (i) => (i < 2 ? 0 : i % 10 === 5 && i > 50 ? 9 : 10)));
+    const result = comparePaired(base, cand);
+    expect(result.delta).toBeCloseTo(-0.005, 12);
+    expect(result.low).toBeLessThan(-0.02);
+    expect(result.verdict).toBe("inconclusive");
+  });
+
   it("cannot rule out items that broke unseen: 100 items never pass a 2% margin", () => {
     // k = 10 samples each narrow every item's noise, but a candidate breaking 2% of all items
     // breaks none of 100 sampled ones in 13% of runs.
