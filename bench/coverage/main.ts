@@ -7,8 +7,8 @@
  * or, through the shared runner (which also builds dist/): bench/run.sh coverage
  * Options: --runs 2000 --ladder-runs 400 --mde-runs 400 --resamples 1000 --margin 0.02
  *          --kappa inf,20,2,0.2 --workers 2 --seed 1
- * Wall time: with --runs 1000 --ladder-runs 250 --mde-runs 200 --resamples 200, 741 s on two
- * cores shared with other jobs; the defaults take about twice that. Same seed, same figures.
+ * Wall time: with --runs 1000 --ladder-runs 250 --mde-runs 200 --resamples 200, 372 s on two
+ * cores (741 s when shared with other jobs); the defaults take about twice that. Same seed, same figures.
  *
  * For every cell of n ∈ {10, 20, 30, 50, 100, 300, 1000} items × true rate ∈ {0.5, 0.7, 0.9,
  * 0.95, 0.99} × k ∈ {1, 3, 5, 10} samples × item spread κ ∈ {∞, 20, 2, 0.2} (560 cells; see
