@@ -67,8 +67,7 @@ function itemOf(item: ItemTally, classname: string): Omit<JunitItem, "ms" | "std
     outcome,
     reason: item.problem,
     flaky: item.sum > 0 && item.sum < item.n,
-    passed: item.sum,
-    samples: item.n,
+    samples: { passed: item.sum, run: item.n },
   };
 }
 
@@ -119,7 +118,8 @@ export function comparisonItems(
   const items = paired.map((item): JunitItem => {
     if (!broke.has(item.name)) return { ...item, outcome: "passed", reason: null };
     const base = baseline.items.get(item.name)!;
-    const drop = `baseline ${fixed(base.sum / base.n, 2)} → candidate ${fixed(item.passed / item.samples, 2)}`;
+    const cand = item.samples && item.samples.passed / item.samples.run;
+    const drop = `baseline ${fixed(base.sum / base.n, 2)} → candidate ${fixed(cand, 2)}`;
     return { ...item, outcome: "failure", reason: item.reason ? `${drop}; ${item.reason}` : drop };
   });
   return [...items, gateItem(comparison, gatePassed)];
@@ -137,7 +137,6 @@ function gateItem(comparison: RunComparison, passed: boolean): JunitItem {
     stdout: verdictLine,
     stderr: null,
     flaky: false,
-    passed: passed ? 1 : 0,
-    samples: 1,
+    samples: null,
   };
 }

@@ -18,8 +18,8 @@ export interface JunitItem {
   stdout: string | null;
   stderr: string | null;
   flaky: boolean;
-  passed: number;
-  samples: number;
+  /** Samples that passed and ran; null for a testcase that is no item (compare's gate). */
+  samples: { passed: number; run: number } | null;
 }
 
 /** Characters of an answer or a stream kept per testcase: enough to see it, not the whole file. */
@@ -72,12 +72,13 @@ function excerpt(value: string): string {
 function testcase(item: JunitItem): string {
   const names = { classname: item.classname, name: item.name };
   const head = `    <testcase${attributes(item.ms === null ? names : { ...names, time: seconds(item.ms) })}>`;
-  const samples = `${item.passed}/${item.samples} samples passed`;
+  const samples = item.samples && `${item.samples.passed}/${item.samples.run} samples passed`;
+  const detail = [samples, item.reason].filter(Boolean).join(": ");
   const body = [
     item.flaky ? '      <properties><property name="flaky" value="true"/></properties>' : "",
     item.outcome === "passed"
       ? ""
-      : `      <${item.outcome}${attributes({ message: item.reason ?? samples, type: item.outcome })}>${text(`${samples}: ${item.reason ?? ""}`)}</${item.outcome}>`,
+      : `      <${item.outcome}${attributes({ message: item.reason ?? detail, type: item.outcome })}>${text(detail)}</${item.outcome}>`,
     item.stdout ? `      <system-out>${text(excerpt(item.stdout))}</system-out>` : "",
     item.stderr ? `      <system-err>${text(excerpt(item.stderr))}</system-err>` : "",
   ].filter((line) => line !== "");

@@ -23,8 +23,7 @@ function item(overrides: Partial<JunitItem>): JunitItem {
     stdout: "out",
     stderr: null,
     flaky: false,
-    passed: 0,
-    samples: 1,
+    samples: { passed: 0, run: 1 },
     ...overrides,
   };
 }
