@@ -3,11 +3,19 @@
  * real XML 1.0 parser: a stray `<`, `&` or control character fails it) and checked against what
  * the JUnit schema that Jenkins, GitLab and GitHub's reporters read requires.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
+import {
+  CLI,
+  cleanEnv,
+  deterministicYaml,
+  makeProject,
+  runEb,
+  waitForFileScript,
+  writeFile,
+} from "../helpers/project.js";
 
 /**
  * Parses the file, checks the schema's structure (testsuites > testsuite(name, tests, failures,
@@ -163,6 +171,31 @@ describe("eb run --junit", () => {
     expect(run.stderr).toContain("--junit taken/junit.xml: could not write the JUnit XML");
     expect(existsSync(path.join(lastRunDir(root), "report.json"))).toBe(true);
     expect(readdirSync(path.join(root, "taken"))).toEqual(["junit.xml"]);
+  });
+});
+
+describe("eb run --junit, interrupted", () => {
+  it("writes the checks that finished, and exits 130", async () => {
+    const root = makeProject({
+      "eval_checks/passes.yaml": CHECKS["eval_checks/passes.yaml"]!,
+      "eval_checks/waits.yaml": deterministicYaml("waits", waitForFileScript("never")),
+    });
+    const args = [CLI, "run", "--junit", "junit.xml", "--max-parallel-checks", "2"];
+    const child = spawn(process.execPath, args, { cwd: root, env: cleanEnv() });
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const rows = () => {
+      const dir = path.join(root, ".eval-banana/results");
+      if (!existsSync(dir) || readdirSync(dir).length === 0) return 0;
+      const file = path.join(lastRunDir(root), "rows.jsonl");
+      return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length : 0;
+    };
+    const deadline = Date.now() + 15_000;
+    while (rows() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    child.kill("SIGINT");
+    expect(await closed).toBe(130);
+    const suite = readJunit(path.join(root, "junit.xml"));
+    expect(suite.tests).toBe(reportOf(lastRunDir(root)).total_checks);
+    expect(byName(suite).passes?.outcome).toBe("passed");
   });
 });
 
