@@ -1,7 +1,9 @@
 import pc from "picocolors";
 import { EXIT, InputError } from "../errors.js";
-import { compareRunRows, compareRuns, type RunComparison } from "../report/compare-runs.js";
+import { compareRunRows, type RunComparison } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
+import { writeJunit } from "../report/junit.js";
+import { comparisonItems, runItems } from "../report/junit-items.js";
 import { readRun } from "../report/read-rows.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
@@ -23,6 +25,7 @@ export interface CompareFlags extends GateFlags {
   adjust: Adjustment;
   seed: string;
   json?: boolean;
+  junit?: string;
   cwd: string;
 }
 
@@ -37,9 +40,20 @@ export async function compareCommand(
     runLocation(baseline, flags.cwd),
     runLocation(candidate, flags.cwd),
   ]);
-  const comparison = await compareRuns(base, cand, options);
+  const [baseRows, candRows] = await Promise.all([readRun(base), readRun(cand)]);
+  const comparison = compareRunRows(baseRows, candRows, options);
   printComparison(comparison, flags.json === true);
-  return gateExitCode(comparison, flags);
+  const code = gateExitCode(comparison, flags);
+  if (flags.junit !== undefined) {
+    const items = comparisonItems(
+      comparison,
+      baseRows.tally,
+      await runItems(cand),
+      code === EXIT.passed,
+    );
+    await writeJunit(flags.junit, `eb compare ${base} ${cand}`, items);
+  }
+  return code;
 }
 
 /** Validates --margin (and the bootstrap's --seed) before anything is read or run. */

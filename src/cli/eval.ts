@@ -3,6 +3,8 @@ import { caseReportConsole } from "../cases/console.js";
 import { runCases } from "../cases/run-cases.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
+import { writeJunit } from "../report/junit.js";
+import { runItems } from "../report/junit-items.js";
 import { baselineGate } from "./compare.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
@@ -30,6 +32,7 @@ export interface EvalFlags extends Record<string, unknown> {
   baseline?: string;
   margin?: string;
   inconclusive?: "fail" | "pass";
+  junit?: string;
 }
 
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
@@ -73,6 +76,9 @@ export async function evalCommand(cases: string, flags: EvalFlags): Promise<numb
     const gate = baseline ? "baseline" : "threshold";
     process.stdout.write(caseReportConsole(terminalSafeStrings(run.report), gate));
     debug(`run folder: ${run.runDir}`);
+    if (flags.junit !== undefined) {
+      await writeJunit(flags.junit, `eb eval ${run.report.run_id}`, await runItems(run.runDir));
+    }
     if (run.exitCode === EXIT.interrupted) {
       process.stderr.write(resumeHint(argv, run.runDir));
       exitSoon();

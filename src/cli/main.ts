@@ -95,6 +95,10 @@ addSettingOptions(
         )
         .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
         .option("--json", "print report.json to stdout instead of the summary")
+        .option(
+          "--junit <FILE>",
+          "also write the results as JUnit XML to FILE (one testcase per check)",
+        )
         .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
         .option(
           "--resume <RUN>",
@@ -191,6 +195,10 @@ addSettingOptions(
           "target, -k, --temperature, --max-tokens, --judge and --api-base come from the run " +
           "unless given (a change is refused); the API key still comes from the environment",
       )
+      .option(
+        "--junit <FILE>",
+        "also write the results as JUnit XML to FILE (one testcase per case)",
+      )
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
       .option(
         "--baseline <RUN>",
@@ -257,6 +265,10 @@ program
   .addOption(adjustOption())
   .option("--seed <N>", "seed of the bootstrap", "0")
   .option("--json", "print {delta, ci_low, ci_high, broke, fixed, missing, margin, verdict, ...}")
+  .option(
+    "--junit <FILE>",
+    "also write JUnit XML to FILE: a testcase per paired item (failure: it broke) and one for the gate",
+  )
   .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
   .action(async (baseline: string, candidate: string, flags: CompareFlags) => {
     process.exitCode = await (await import("./compare.js")).compareCommand(

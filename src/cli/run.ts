@@ -5,6 +5,8 @@ import { checkReportConsole } from "../checks/console.js";
 import { runChecks } from "../checks/run-checks.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
+import { writeJunit } from "../report/junit.js";
+import { runItems } from "../report/junit-items.js";
 import type { CheckRow } from "../run/record.js";
 import type { RunProgress } from "../run/suite.js";
 import { abortOnSignals } from "./interrupt.js";
@@ -22,6 +24,7 @@ export interface RunFlags extends Record<string, unknown> {
   json?: boolean;
   flatOutput?: boolean;
   resume?: string;
+  junit?: string;
   verbose?: boolean;
 }
 
@@ -66,6 +69,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         ? await readFile(path.join(run.runDir, "report.json"), "utf8")
         : checkReportConsole(terminalSafeStrings(run.report)),
     );
+    if (flags.junit !== undefined) {
+      await writeJunit(flags.junit, `eb run ${run.report.run_id}`, await runItems(run.runDir));
+    }
     if (run.exitCode === EXIT.interrupted) {
       process.stderr.write(resumeHint(process.argv.slice(2), run.runDir));
     }

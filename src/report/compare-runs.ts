@@ -1,7 +1,7 @@
 import { InputError } from "../errors.js";
 import type { ManifestSummary } from "../run/manifest.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
-import { type RunRows, readRun } from "./read-rows.js";
+import type { RunRows } from "./read-rows.js";
 import { fractionalScoreWarning, samplesPerItemWarning } from "./score-warnings.js";
 
 export interface RunComparison extends Comparison {
@@ -10,16 +10,6 @@ export interface RunComparison extends Comparison {
    * kinds or item sets.
    */
   warnings: string[];
-}
-
-/** `eb compare`: pairs two runs (folders or rows files) by item id and applies the gate. */
-export async function compareRuns(
-  baseline: string,
-  candidate: string,
-  options: CompareOptions = {},
-): Promise<RunComparison> {
-  const [base, cand] = await Promise.all([readRun(baseline), readRun(candidate)]);
-  return compareRunRows(base, cand, options);
 }
 
 /** The paired gate of two runs already read; runs that share no item cannot be compared. */

@@ -64,7 +64,7 @@ async function forEachLine(file: string, visit: (line: Line) => void): Promise<s
   return warnings;
 }
 
-async function rowsFile(location: string): Promise<string> {
+export async function rowsFile(location: string): Promise<string> {
   const info = await stat(location).catch(() => null);
   if (!info) throw new InputError(`${location}: no such run folder or rows file`);
   if (info.isFile()) return location;

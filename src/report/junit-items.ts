@@ -1,0 +1,142 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { StoredRow } from "../run/record.js";
+import type { RunComparison } from "./compare-runs.js";
+import type { JunitItem } from "./junit.js";
+import { readRows, rowsFile } from "./read-rows.js";
+import { type ItemTally, RowTally } from "./row-tally.js";
+import { fixed } from "./summary-text.js";
+
+/** What report.json of `eb run` adds for a check: its YAML file and its output. */
+const checkReportSchema = z.looseObject({
+  project_root: z.string(),
+  checks: z.array(
+    z.looseObject({
+      check_id: z.string(),
+      source_path: z.string(),
+      stdout: z.string(),
+      stderr: z.string(),
+    }),
+  ),
+});
+
+type CheckOutput = { classname: string; stdout: string; stderr: string };
+
+/** For the items with no stratum and no check YAML (the article's rows). */
+const NO_CLASS = "eval-banana";
+
+/**
+ * A run's items as testcases, from what its run folder (or rows file) holds: only what the run
+ * wrote, so nothing the run's scrubber removed can come back.
+ */
+export async function runItems(location: string): Promise<JunitItem[]> {
+  const file = await rowsFile(location);
+  const rows = await readRows(file);
+  const tally = new RowTally();
+  const extras = new Map<string, { ms: number | null; answer: string | null; failed: boolean }>();
+  for (const row of rows) {
+    tally.add(row);
+    const extra = extras.get(row.id) ?? { ms: null, answer: null, failed: false };
+    if (typeof row.ms === "number") extra.ms = (extra.ms ?? 0) + row.ms;
+    // The answer of the first sample that fell short (the one the reason is about), else the first.
+    if (!extra.failed && (extra.answer === null || row.score < 1)) {
+      extra.answer = answerOf(row);
+      extra.failed = row.score < 1;
+    }
+    extras.set(row.id, extra);
+  }
+  const checks = await checkOutputs(path.join(path.dirname(file), "report.json"));
+  return [...tally.items.values()].map((item) => {
+    const extra = extras.get(item.id)!;
+    const check = checks.get(item.id);
+    return {
+      ...itemOf(item, check?.classname ?? (item.stratum || NO_CLASS)),
+      ms: extra.ms,
+      stdout: check ? check.stdout : extra.answer,
+      stderr: check ? check.stderr : null,
+    };
+  });
+}
+
+function itemOf(item: ItemTally, classname: string): Omit<JunitItem, "ms" | "stdout" | "stderr"> {
+  const outcome = item.errors > 0 ? "error" : item.problem !== null ? "failure" : "passed";
+  return {
+    classname,
+    name: item.id,
+    outcome,
+    reason: item.problem,
+    flaky: item.sum > 0 && item.sum < item.n,
+    samples: { passed: item.sum, run: item.n },
+  };
+}
+
+/** A case row's answer; rows of other programs may hold anything there. */
+function answerOf(row: StoredRow): string | null {
+  const { text } = row as { text?: unknown };
+  return typeof text === "string" ? text : null;
+}
+
+/** Each check's YAML path (relative to the project root) and output, if report.json has them. */
+async function checkOutputs(file: string): Promise<Map<string, CheckOutput>> {
+  const json = await readFile(file, "utf8").then(parseJson, () => null);
+  const parsed = checkReportSchema.safeParse(json);
+  if (!parsed.success) return new Map();
+  const root = parsed.data.project_root;
+  return new Map(
+    parsed.data.checks.map((check) => [
+      check.check_id,
+      {
+        classname: path.relative(root, check.source_path).split(path.sep).join("/"),
+        stdout: check.stdout,
+        stderr: check.stderr,
+      },
+    ]),
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `eb compare` as testcases: one per paired item, the candidate's, a failure when it broke
+ * (its score dropped); then one for the gate, a failure when the gate failed (its exit code 1).
+ */
+export function comparisonItems(
+  comparison: RunComparison,
+  baseline: RowTally,
+  candidate: readonly JunitItem[],
+  gatePassed: boolean,
+): JunitItem[] {
+  const broke = new Set(comparison.broke);
+  const paired = candidate.filter((item) => baseline.items.has(item.name));
+  const items = paired.map((item): JunitItem => {
+    if (!broke.has(item.name)) return { ...item, outcome: "passed", reason: null };
+    const base = baseline.items.get(item.name)!;
+    const cand = item.samples && item.samples.passed / item.samples.run;
+    const drop = `baseline ${fixed(base.sum / base.n, 2)} → candidate ${fixed(cand, 2)}`;
+    return { ...item, outcome: "failure", reason: item.reason ? `${drop}; ${item.reason}` : drop };
+  });
+  return [...items, gateItem(comparison, gatePassed)];
+}
+
+function gateItem(comparison: RunComparison, passed: boolean): JunitItem {
+  const { delta, low, high, margin, verdict, n } = comparison;
+  const verdictLine = `${verdict}: delta ${fixed(delta, 3)} [${fixed(low, 3)}, ${fixed(high, 3)}] over ${n} paired items, margin ${margin}`;
+  return {
+    classname: "eval-banana.compare",
+    name: "gate",
+    ms: null,
+    outcome: passed ? "passed" : "failure",
+    reason: passed ? null : verdictLine,
+    stdout: verdictLine,
+    stderr: null,
+    flaky: false,
+    samples: null,
+  };
+}
