@@ -165,6 +165,18 @@ describe("eb validate finds what eb run would break on, every problem in one pas
     expect(existsSync(path.join(root, "ran.txt"))).toBe(false);
   });
 
+  it("without a Python that starts, validate still reports a missing script_path", async () => {
+    const root = project({
+      "eval_checks/a.yaml":
+        "schema_version: 1\nid: a\ntype: deterministic\ndescription: d\nscript_path: gone.py\n",
+    });
+    const result = await runEb(["validate", "--cwd", root, "--python", "nopython"]);
+    expect(result.code).toBe(2);
+    const found = errors(result.stderr);
+    expect(found[0]).toMatch(/^Python interpreter 'nopython' could not be started/);
+    expect(found.some((line) => /a\.yaml:5: .*gone\.py/.test(line))).toBe(true);
+  });
+
   it("a judge-only suite needs no Python", async () => {
     const root = project({
       "eval_checks/j.yaml":

@@ -45,10 +45,10 @@ const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } = {
   deterministic: {
     preflight: async (checks, { config, env, purpose, python }) => {
       const interpreter = await python;
-      if (interpreter.error !== null) return { errors: [interpreter.error], warnings: [] };
+      const cannotStart = interpreter.error === null ? [] : [interpreter.error];
       // eb run reports a missing script or a syntax error as that check's error row and runs
       // the others; eb validate stops on them.
-      if (purpose === "run") return NONE;
+      if (purpose === "run") return { errors: cannotStart, warnings: [] };
       const items = await Promise.all(
         checks.map(async (check) => ({ check, script: await readScriptSnapshot(check) })),
       );
@@ -57,6 +57,8 @@ const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } = {
           ? [`${check.sourcePath}:${check.scriptPlace.firstLine}: ${script.reason}`]
           : [],
       );
+      // Compiling needs the interpreter; a missing script does not, so it is reported either way.
+      if (interpreter.error !== null) return { errors: [...cannotStart, ...missing], warnings: [] };
       const syntax = await syntaxErrors(items, interpreter.executable, {
         cwd: config.projectRoot,
         env,
