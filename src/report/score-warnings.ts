@@ -15,7 +15,7 @@ export function fractionalScoreWarning(items: Iterable<ItemAgg>, run: string): s
 }
 
 /** Samples per item, as "3" or "1–5". */
-export function samplesPerItem(items: Iterable<ItemAgg>): string {
+function samplesPerItem(items: Iterable<ItemAgg>): string {
   let fewest = Number.POSITIVE_INFINITY;
   let most = 0;
   for (const item of items) {

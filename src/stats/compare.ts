@@ -16,7 +16,6 @@ import { type Adjustment, adjustedLevel } from "./adjust.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
 import { binomialLogPmf, normalCdf, normalQuantile, twoSidedZ } from "./distributions.js";
 import {
-  type BoundsFunction,
   clopperPearsonBounds,
   clopperPearsonHigh,
   clopperPearsonLow,
@@ -211,14 +210,10 @@ function countPairs(p: PairedScores, test: (base: number, cand: number) => boole
  * interval it does not collapse to [0, 0] when no item changed, so a small suite stays
  * inconclusive instead of passing on no evidence.
  */
-export function moverHalfWidths(
-  m: PairedMoments,
-  level: number,
-  bounds: BoundsFunction = clopperPearsonBounds,
-): { down: number; up: number } {
+export function moverHalfWidths(m: PairedMoments, level: number): { down: number; up: number } {
   const { pb, pc, phi } = m;
-  const [lb, ub] = bounds(pb, m.trialsBase, level);
-  const [lc, uc] = bounds(pc, m.trialsCand, level);
+  const [lb, ub] = clopperPearsonBounds(pb, m.trialsBase, level);
+  const [lc, uc] = clopperPearsonBounds(pc, m.trialsCand, level);
   return {
     down: Math.max(moverHalf(pc - lc, ub - pb, phi), pb * hiddenShare(m.broke, m.n, level)),
     up: Math.max(moverHalf(uc - pc, pb - lb, phi), (1 - pb) * hiddenShare(m.fixed, m.n, level)),

@@ -134,27 +134,20 @@ export function clopperPearsonHigh(p: number, trials: number, level: number): nu
   return p >= 1 ? 1 : betaQuantile((1 + level) / 2, successes + 1, trials - successes);
 }
 
-export type BoundsFunction = (p: number, trials: number, level: number) => [number, number];
-
 function emptyInterval(method: IntervalMethod, level: number): Interval {
   return { estimate: Number.NaN, low: Number.NaN, high: Number.NaN, level, method };
 }
 
-/** Interval of the mean item score on the effective number of trials. */
-export function designEffectBounds(
-  scores: ArrayLike<number>,
-  samplesPerItem: ArrayLike<number>,
-  level: number,
-  bounds: BoundsFunction = clopperPearsonBounds,
-): [number, number] {
-  return bounds(mean(scores), effectiveTrials(scores, samplesPerItem), level);
-}
-
+/** Clopper–Pearson on the effective number of trials of the item scores. */
 function designEffectPassRate(items: readonly ItemAgg[], level: number): Interval {
   const scores = itemScores(items);
-  const samples = items.map((item) => item.n);
-  const [low, high] = designEffectBounds(scores, samples, level);
-  return { estimate: mean(scores), low, high, level, method: "clopper-pearson" };
+  const estimate = mean(scores);
+  const trials = effectiveTrials(
+    scores,
+    items.map((item) => item.n),
+  );
+  const [low, high] = clopperPearsonBounds(estimate, trials, level);
+  return { estimate, low, high, level, method: "clopper-pearson" };
 }
 
 /**
