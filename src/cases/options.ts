@@ -6,8 +6,11 @@ import type { RunOptions } from "../run/options.js";
  * (keyed like `"eval.workers"`), EVAL_BANANA_* variables and the config file, as for `eb run`.
  */
 export interface RunCasesOptions extends RunOptions<"cases"> {
-  /** The JSONL case file; a relative path is taken from `cwd`. */
-  cases: string;
+  /**
+   * The JSONL case file; a relative path is taken from `cwd`. With `resume`, the run's own case
+   * file when left out.
+   */
+  cases?: string | undefined;
   /** The model to send the cases to. Exactly one of `model` and `command`. */
   model?: string | undefined;
   /** A command line that reads a case as JSON on stdin and prints its output; runs in `cwd`. */

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { type Config, type EvalConfig, environmentOf } from "../config/load.js";
 import { EXIT, InputError, RunStoppedError } from "../errors.js";
@@ -60,7 +61,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const config = await configOf(options);
   const settings = resumed === null ? config.eval : resumedSettings(config.eval, options, resumed);
   const cwd = path.resolve(options.cwd ?? ".");
-  const casesFile = displayPath(path.resolve(cwd, options.cases));
+  const casesFile = displayPath(casesPath(options.cases, cwd, resumed));
   const loaded = await loadCases(casesFile);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const model = request.target.kind === "model" ? request.target.model : undefined;
@@ -388,6 +389,27 @@ function interrupter(signal: AbortSignal): Race {
 }
 
 /** The case file as messages show it: relative to the working directory when inside it. */
+/**
+ * The case file: as given, else (`--resume`) the run's own. Its manifest keeps the path as it
+ * was shown then (relative to the directory eb ran in), so it is looked for from there, from
+ * --cwd and from the project root.
+ */
+function casesPath(given: string | undefined, cwd: string, resumed: CaseManifest | null): string {
+  if (given !== undefined) return path.resolve(cwd, given);
+  if (resumed === null) {
+    throw new InputError("no case file: eb eval CASES.jsonl -m MODEL (or --target COMMAND)");
+  }
+  const dirs = [...new Set([process.cwd(), cwd, resumed.project_root])];
+  const found = dirs
+    .map((dir) => path.resolve(dir, resumed.cases_file))
+    .find((file) => existsSync(file));
+  if (found !== undefined) return found;
+  throw new InputError(
+    `--resume: the run's case file ${resumed.cases_file} is in none of ${dirs.join(", ")}; ` +
+      "pass it as the first argument: eb eval CASES.jsonl --resume RUN",
+  );
+}
+
 function displayPath(absolute: string): string {
   const relative = path.relative(process.cwd(), absolute);
   return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : absolute;

@@ -38,7 +38,7 @@ export interface EvalFlags extends Record<string, unknown> {
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
 const EXIT_GRACE_MS = 200;
 
-export async function evalCommand(cases: string, flags: EvalFlags): Promise<number> {
+export async function evalCommand(cases: string | undefined, flags: EvalFlags): Promise<number> {
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);

@@ -175,7 +175,10 @@ addSettingOptions(
     program
       .command("eval")
       .description("send JSONL cases to a model or a command, k samples each, and grade them")
-      .argument("<cases>", "JSONL case file, one case per line (relative to --cwd)")
+      .argument(
+        "[cases]",
+        "JSONL case file, one case per line (relative to --cwd); with --resume, the run's own by default",
+      )
       .option("-m, --model <MODEL>", "model to evaluate, behind the OpenAI-compatible endpoint")
       .option("--target <COMMAND>", "program to evaluate instead of a model (see below)")
       .option(
@@ -217,7 +220,7 @@ addSettingOptions(
   EVAL_SETTINGS,
 )
   .addHelpText("after", EVAL_HELP)
-  .action(async (cases: string, flags: EvalFlags) => {
+  .action(async (cases: string | undefined, flags: EvalFlags) => {
     process.exitCode = await (await import("./eval.js")).evalCommand(cases, flags);
   });
 

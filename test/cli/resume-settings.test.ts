@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FaultServer, reply, startFaultServer } from "../faults/fault-server.js";
@@ -143,8 +143,8 @@ describe("eb eval --resume RUN takes the target and settings from the run", () =
 
     held.open();
     const seen = held.server.requests.length;
-    // No -m, -k, --temperature, --max-tokens, --judge or --api-base: all from the manifest.
-    const resumed = await runEb(["eval", "cases.jsonl", "--resume", runDir], { cwd: root, env });
+    // No case file, -m, -k, --temperature, --max-tokens, --judge or --api-base: all from the run.
+    const resumed = await runEb(["eval", "--resume", runDir], { cwd: root, env });
     expect(resumed.code, resumed.stderr).toBe(0);
     const lines = linesOf(runDir);
     expect(lines[0]).toHaveProperty("manifest.resumes", 1);
@@ -157,6 +157,19 @@ describe("eb eval --resume RUN takes the target and settings from the run", () =
     expect(calls.filter((call) => call.model === "judge-m").length).toBeGreaterThan(0);
     for (const call of targetCalls)
       expect(call).toMatchObject({ temperature: 0.5, max_tokens: 64 });
+  }, 60_000);
+
+  it("asks for the case file when there is no run to take it from, or the run's has moved", async () => {
+    const { held, root, runDir } = await interruptedEval();
+    held.open();
+    const none = await runEb(["eval", "-m", "mock"], { cwd: root, env });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("no case file: eb eval CASES.jsonl -m MODEL");
+    renameSync(path.join(root, "cases.jsonl"), path.join(root, "moved.jsonl"));
+    const moved = await runEb(["eval", "--resume", runDir], { cwd: root, env });
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toContain("--resume: the run's case file cases.jsonl is in none of");
+    expect(moved.stderr).toContain("eb eval CASES.jsonl --resume RUN");
   }, 60_000);
 });
 

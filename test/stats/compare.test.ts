@@ -248,6 +248,19 @@ describe("paired interval", () => {
     expect(result.verdict).toBe("inconclusive");
   });
 
+  it("counts broken items among those that could break: items failing in the baseline cannot", () => {
+    // 150 items always pass, 150 never do (bimodal items). The candidate broke 2: of the 150 that
+    // could break, not of all 300. Counted over all 300, as many as 7 could hide (low −0.018,
+    // pass); over the 150 that pass, as many as 7 of 150 (low < −0.02): a candidate that broke
+    // 4% of the passing items (a drop of the 2% margin) passed in 3.5% of such runs, now 0.7%.
+    const base = byId(uniformItems(300, 10, (i) => (i < 150 ? 10 : 0)));
+    const cand = byId(uniformItems(300, 10, (i) => (i < 2 || i >= 150 ? 0 : 10)));
+    const result = comparePaired(base, cand);
+    expect(result.delta).toBeCloseTo(-2 / 300, 12);
+    expect(result.low).toBeLessThan(-0.02);
+    expect(result.verdict).toBe("inconclusive");
+  });
+
   it("cannot rule out items that broke unseen: 100 items never pass a 2% margin", () => {
     // k = 10 samples each narrow every item's noise, but a candidate breaking 2% of all items
     // breaks none of 100 sampled ones in 13% of runs.
