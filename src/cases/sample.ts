@@ -25,6 +25,12 @@ export interface RunCaseOptions {
    * interrupted, which a caller that aborted should drop.
    */
   signal?: AbortSignal;
+  /**
+   * Applied to the output before it is graded. Graders quote the output in their reasons, cut
+   * to a few dozen characters: cut first, a secret in it could be left in pieces no scrubber
+   * recognizes. A judge never sees a secret either, and what is graded is what the row keeps.
+   */
+  scrub?: (text: string) => string;
 }
 
 const MAX_ERROR_CHARS = 500;
@@ -64,7 +70,8 @@ export async function runCaseSample(
   const tally = new UsageTally();
   const judge = opts.judge === null ? null : tally.wrap(opts.judge);
   const request = c.messages.at(-1)?.content ?? "";
-  const { marks, reasons, errors } = await gradeOutput(result.text, c.graders, {
+  const text = opts.scrub ? opts.scrub(result.text) : result.text;
+  const { marks, reasons, errors } = await gradeOutput(text, c.graders, {
     request,
     messages: c.messages,
     judge,
@@ -87,7 +94,7 @@ export async function runCaseSample(
     completion_tokens: result.usage.completion_tokens ?? null,
     judge_prompt_tokens: tally.prompt,
     judge_completion_tokens: tally.completion,
-    text: result.text,
+    text,
     cached: result.cached,
   };
 }

@@ -27,7 +27,8 @@ export function caseSuite(
   const tally = new CaseTally();
   const settings = caseSettings(plan);
   const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
-  const sampleOptions = { target: plan.target, judge: plan.judge, model, signal };
+  const { scrub } = plan.scrubber;
+  const sampleOptions = { target: plan.target, judge: plan.judge, model, signal, scrub };
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,

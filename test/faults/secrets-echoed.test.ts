@@ -28,7 +28,10 @@ describe("a secret a child echoes back is written nowhere", () => {
     const key = secret("sk-live");
     const token = secret("tok");
     const root = makeProject({
-      "cases.jsonl": `${caseLine("a", "hi", [{ type: "contains", all: ["answer"] }])}\n`,
+      "cases.jsonl": `${caseLine("a", "hi", [
+        { type: "contains", all: ["answer"] },
+        { type: "regex", pattern: "^nothing" },
+      ])}\n`,
     });
     const env = {
       EVAL_BANANA_API_KEY: key,
@@ -51,6 +54,10 @@ describe("a secret a child echoes back is written nowhere", () => {
     expect(rows).toContain(
       "EVAL_BANANA_API_KEY=unset OPENAI_API_KEY=unset MY_SERVICE_TOKEN=[redacted]",
     );
+    // The regex grader's reason quotes the first 80 characters of the output, which end inside
+    // the token: quoted after scrubbing, no piece of it is left for the scrubber to miss.
+    expect(rows).toContain('no match for /^nothing/ in \\"answer EVAL_BANANA_API_KEY=unset');
+    expect(rows).not.toContain(token.slice(0, 8));
     // Passed on when asked: the program has it, and eb still writes it nowhere.
     const args = ["eval", "cases.jsonl", "--target", target, "--target-env", "OPENAI_API_KEY"];
     const passed = await runEb([...args, "--flat-output", "--out", "passed"], { cwd: root, env });
