@@ -113,6 +113,18 @@ function reportOf(runDir: string): Record<string, unknown> {
   >;
 }
 
+/** Waits (up to 15 s) until the newest run's rows.jsonl has `count` lines, the manifest's included. */
+async function waitForLines(root: string, count: number): Promise<void> {
+  const lines = () => {
+    const dir = path.join(root, ".eval-banana/results");
+    if (!existsSync(dir) || readdirSync(dir).length === 0) return 0;
+    const file = path.join(lastRunDir(root), "rows.jsonl");
+    return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length : 0;
+  };
+  const deadline = Date.now() + 15_000;
+  while (lines() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+}
+
 const CHECKS: Record<string, string> = {
   "eval_checks/passes.yaml": deterministicYaml("passes", 'print("all <good> & fine")'),
   "eval_checks/api/fails.yaml": deterministicYaml(
@@ -183,14 +195,7 @@ describe("eb run --junit, interrupted", () => {
     const args = [CLI, "run", "--junit", "junit.xml", "--max-parallel-checks", "2"];
     const child = spawn(process.execPath, args, { cwd: root, env: cleanEnv() });
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const rows = () => {
-      const dir = path.join(root, ".eval-banana/results");
-      if (!existsSync(dir) || readdirSync(dir).length === 0) return 0;
-      const file = path.join(lastRunDir(root), "rows.jsonl");
-      return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length : 0;
-    };
-    const deadline = Date.now() + 15_000;
-    while (rows() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await waitForLines(root, 2);
     child.kill("SIGINT");
     expect(await closed).toBe(130);
     const suite = readJunit(path.join(root, "junit.xml"));
@@ -324,16 +329,12 @@ async function interruptedEval(
   ];
   const child = spawn(process.execPath, args, { cwd: root, env: { ...cleanEnv(), ...env } });
   const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const rows = () => {
-    const dir = path.join(root, ".eval-banana/results");
-    if (!existsSync(dir) || readdirSync(dir).length === 0) return 0;
-    const file = path.join(lastRunDir(root), "rows.jsonl");
-    return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length : 0;
-  };
+  await waitForLines(root, 3);
+  const changed = () => readFileSync(path.join(root, "cases.jsonl"), "utf8").endsWith("\n\n");
   const deadline = Date.now() + 15_000;
-  while (rows() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  // The target has begun `slow` (and changed the case file, if asked) once its rows are in.
-  await new Promise((r) => setTimeout(r, 300));
+  while (env.CHANGE_CASES && !changed() && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
   child.kill("SIGINT");
   return { root, code: await closed };
 }
