@@ -12,7 +12,7 @@ import {
 } from "../report/github.js";
 import { brokeReason } from "../report/junit-items.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
-import { runDefinitions } from "../report/run-definitions.js";
+import { type ItemPlace, runDefinitions } from "../report/run-definitions.js";
 import type { RunSummary } from "../report/run-summary.js";
 import { printWarning } from "./output.js";
 
@@ -63,64 +63,70 @@ export interface BaselineOutcome {
 }
 
 /** After `eb run` or `eb eval`: the job summary and annotations, when GitHub Actions asks. */
-export async function runToGithub(run: FinishedRun): Promise<void> {
-  const github = githubEnv();
-  if (github.summaryFile === null && !github.annotate) return;
-  // The run is over and its files are written: nothing here may change its exit code.
-  await runToGithubOrWarn(run, github).catch(warnNotReported);
-}
-
-async function runToGithubOrWarn(run: FinishedRun, github: GithubEnv): Promise<void> {
-  const rows = await readRun(run.runDir);
-  const failing = failingItems(rows.tally);
-  if (github.annotate) {
-    const { places, projectRoot } = await runDefinitions(rows.file);
-    const base = github.workspace ?? projectRoot ?? process.cwd();
-    writeLines(run.annotations, annotationLines(failingAnnotations(failing, places), base));
-  }
-  if (github.summaryFile === null) return;
-  const { report } = run;
-  const section = runSummaryMarkdown({
-    command: run.command,
-    runId: report.run_id,
-    summary: { stats: report.stats, ...report.summary },
-    coverage: report,
-    gate: run.gate,
-    failing,
+export function runToGithub(run: FinishedRun): Promise<void> {
+  return whenAsked(async (github) => {
+    const rows = await readRun(run.runDir);
+    const failing = failingItems(rows.tally);
+    if (github.annotate) {
+      await annotate(github, rows, run.annotations, (places) =>
+        failingAnnotations(failing, places),
+      );
+    }
+    if (github.summaryFile === null) return;
+    const { report, baseline } = run;
+    const section = runSummaryMarkdown({
+      command: run.command,
+      runId: report.run_id,
+      summary: { stats: report.stats, ...report.summary },
+      coverage: report,
+      gate: run.gate,
+      failing,
+    });
+    const compared = baseline
+      ? comparisonMarkdown(baseline.comparison, runsOf(baseline.baseline, rows), baseline.passed)
+      : [];
+    await appendSummary(github.summaryFile, [...section, ...compared]);
   });
-  const compared = run.baseline
-    ? comparisonMarkdown(
-        run.baseline.comparison,
-        runsOf(run.baseline.baseline, rows),
-        run.baseline.passed,
-      )
-    : [];
-  await appendSummary(github.summaryFile, [...section, ...compared]);
 }
 
-/** A finished `eb compare`: the comparison in the job summary, an annotation per broke item. */
-export async function compareToGithub(
+/** After `eb compare`: the comparison in the job summary, an annotation per broke item. */
+export function compareToGithub(
   comparison: RunComparison,
   baseline: RunRows,
   candidate: RunRows,
   passed: boolean,
   annotations: NodeJS.WritableStream,
 ): Promise<void> {
+  return whenAsked(async (github) => {
+    if (github.annotate) {
+      await annotate(github, candidate, annotations, (places) =>
+        comparison.broke.map((id) => brokeItem(id, baseline, candidate, places.get(id))),
+      );
+    }
+    if (github.summaryFile === null) return;
+    const markdown = comparisonMarkdown(comparison, runsOf(baseline, candidate), passed);
+    await appendSummary(github.summaryFile, markdown);
+  });
+}
+
+async function whenAsked(report: (github: GithubEnv) => Promise<void>): Promise<void> {
   const github = githubEnv();
-  if (github.annotate) {
-    const { places, projectRoot } = await runDefinitions(candidate.file).catch(() => ({
-      places: new Map(),
-      projectRoot: null,
-    }));
-    const base = github.workspace ?? projectRoot ?? process.cwd();
-    const broke = comparison.broke.map((id) => brokeItem(id, baseline, candidate, places.get(id)));
-    writeLines(annotations, annotationLines(broke, base));
-  }
-  if (github.summaryFile === null) return;
-  await appendSummary(
-    github.summaryFile,
-    comparisonMarkdown(comparison, runsOf(baseline, candidate), passed),
-  );
+  if (github.summaryFile === null && !github.annotate) return;
+  // The run is over and its files are written: nothing here may change its exit code.
+  await report(github).catch(warnNotReported);
+}
+
+/** Annotations on the definitions of `run`'s items, paths relative to the checkout. */
+async function annotate(
+  github: GithubEnv,
+  run: RunRows,
+  stream: NodeJS.WritableStream,
+  build: (places: ReadonlyMap<string, ItemPlace>) => Annotation[],
+): Promise<void> {
+  const { places, projectRoot } = await runDefinitions(run.file);
+  const base = github.workspace ?? projectRoot ?? process.cwd();
+  const lines = annotationLines(build(places), base);
+  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
 }
 
 export function runsOf(
@@ -134,7 +140,7 @@ function brokeItem(
   id: string,
   baseline: RunRows,
   candidate: RunRows,
-  place: Annotation["place"] | undefined,
+  place: ItemPlace | undefined,
 ): Annotation {
   const base = baseline.tally.items.get(id)!;
   const cand = candidate.tally.items.get(id)!;
@@ -145,10 +151,6 @@ function brokeItem(
 function warnNotReported(error: unknown): void {
   const why = error instanceof Error ? error.message : String(error);
   printWarning(`GitHub Actions: could not write the job summary or annotations: ${why}`);
-}
-
-function writeLines(stream: NodeJS.WritableStream, lines: readonly string[]): void {
-  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
 }
 
 /** Appends to the summary file; a file that cannot be written is a warning, never a failed run. */
