@@ -1,6 +1,6 @@
 import pc from "picocolors";
 import { notRunLine } from "../report/coverage.js";
-import { countOf, countsLine, type GateInput, gateLine } from "../report/gate.js";
+import { countOf, countsLine, gateLine, gateOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { passedOf, runSummaryText } from "../report/summary-text.js";
 import type { CaseReport, ItemSummary } from "./report.js";
@@ -26,15 +26,9 @@ export function caseReportConsole(
     ...(report.interrupted ? [pc.yellow(notRunLine(report, report.stats))] : []),
     `Report: ${report.output_dir}/report.md`,
     countsLine(itemCounts(report)),
-    ...(gate === "threshold" ? [gateLine(caseGate(report))] : []),
+    ...(gate === "threshold" ? [gateLine(gateOf(report))] : []),
   ];
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
-}
-
-function caseGate(report: CaseReport): GateInput {
-  const { passed, samples, errors } = report.stats;
-  const { pass_threshold: threshold, interrupted } = report;
-  return { passed, samples, errors, threshold, interrupted };
 }
 
 /** An item is an error when any sample was, else passed only when every sample passed. */

@@ -1,6 +1,6 @@
 import pc from "picocolors";
 import { notRunLine } from "../report/coverage.js";
-import { countsLine, gateLine } from "../report/gate.js";
+import { countsLine, gateLine, gateOf } from "../report/gate.js";
 import { passedOf, runSummaryText } from "../report/summary-text.js";
 import type { CheckReport, CheckResult } from "./report.js";
 
@@ -24,15 +24,13 @@ export function checkReportConsole(report: CheckReport): string {
 
 /** Counts of checks by status with the run's duration, then what the gate decided. */
 function closingLines(report: CheckReport): string[] {
-  const { passed, samples, errors } = report.stats;
   const counts = {
     passed: report.passed_checks,
     failed: report.failed_checks,
     errors: report.errored_checks,
     durationMs: report.duration_ms,
   };
-  const gate = { passed, samples, errors, threshold: report.pass_threshold };
-  return [countsLine(counts), gateLine({ ...gate, interrupted: report.interrupted === true })];
+  return [countsLine(counts), gateLine(gateOf(report))];
 }
 
 function checkLine(check: CheckResult): string {

@@ -1,5 +1,6 @@
 import pc from "picocolors";
 import { EXIT, InputError } from "../errors.js";
+import { COMPARE_MARKER, comparisonMarkdown } from "../report/compare-markdown.js";
 import { compareRunRows, type RunComparison } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
 import { writeJunit } from "../report/junit.js";
@@ -8,6 +9,7 @@ import { readRun } from "../report/read-rows.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
+import { type BaselineOutcome, compareToGithub, runsOf } from "./github.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
@@ -25,6 +27,7 @@ export interface CompareFlags extends GateFlags {
   adjust: Adjustment;
   seed: string;
   json?: boolean;
+  markdown?: boolean;
   junit?: string;
   cwd: string;
 }
@@ -36,23 +39,27 @@ export async function compareCommand(
   flags: CompareFlags,
 ): Promise<number> {
   const options = compareOptions(flags);
+  if (flags.json && flags.markdown) throw new InputError("--json and --markdown: pass one of them");
   const [base, cand] = await Promise.all([
     runLocation(baseline, flags.cwd),
     runLocation(candidate, flags.cwd),
   ]);
   const [baseRows, candRows] = await Promise.all([readRun(base), readRun(cand)]);
   const comparison = compareRunRows(baseRows, candRows, options);
-  printComparison(comparison, flags.json === true);
   const code = gateExitCode(comparison, flags);
+  const passed = code === EXIT.passed;
+  if (flags.markdown) {
+    for (const warning of comparison.warnings) printWarning(warning);
+    const body = comparisonMarkdown(comparison, runsOf(baseRows, candRows), passed);
+    process.stdout.write(`${[COMPARE_MARKER, "", ...body].join("\n")}\n`);
+  } else printComparison(comparison, flags.json === true);
   if (flags.junit !== undefined) {
-    const items = comparisonItems(
-      comparison,
-      baseRows.tally,
-      await runItems(cand),
-      code === EXIT.passed,
-    );
+    const items = comparisonItems(comparison, baseRows.tally, await runItems(cand), passed);
     await writeJunit(flags.junit, `eb compare ${base} ${cand}`, items);
   }
+  // Annotations keep off stdout when it carries JSON or the comment body.
+  const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;
+  await compareToGithub(comparison, baseRows, candRows, passed, annotations);
   return code;
 }
 
@@ -105,6 +112,13 @@ export function gateExitCode(comparison: RunComparison, flags: GateFlags): numbe
   return EXIT.fellShort;
 }
 
+/** What `eb eval --baseline` decided: its exit code, the gate's line, and the comparison. */
+export interface BaselineCompared {
+  code: number;
+  gateLine: string;
+  outcome: BaselineOutcome;
+}
+
 /**
  * `eb eval --baseline RUN`: the baseline is found and read before the run (so `latest` is the
  * newest run before this one, and a bad baseline stops the run before any call); the returned
@@ -114,7 +128,7 @@ export function gateExitCode(comparison: RunComparison, flags: GateFlags): numbe
 export async function baselineGate(
   baseline: string,
   flags: Partial<GateFlags> & { cwd: string },
-): Promise<{ location: string; compare: (candidate: string) => Promise<number> }> {
+): Promise<{ location: string; compare: (candidate: string) => Promise<BaselineCompared> }> {
   const gate: GateFlags = {
     margin: flags.margin ?? "0.02",
     inconclusive: flags.inconclusive ?? "fail",
@@ -122,13 +136,18 @@ export async function baselineGate(
   const options = compareOptions(gate);
   const location = await runLocation(baseline, flags.cwd);
   const base = await readRun(location);
-  const compare = async (candidate: string) => {
+  const compare = async (candidate: string): Promise<BaselineCompared> => {
     const comparison = compareRunRows(base, await readRun(candidate), options);
     process.stdout.write(terminalSafe(`Compared with the baseline ${location}:\n`));
     printComparison(comparison, false);
     const code = gateExitCode(comparison, gate);
-    process.stdout.write(terminalSafe(`${baselineGateLine(comparison, location, gate, code)}\n`));
-    return code;
+    const line = terminalSafe(baselineGateLine(comparison, location, gate, code));
+    process.stdout.write(`${line}\n`);
+    return {
+      code,
+      gateLine: line,
+      outcome: { baseline: base, comparison, passed: code === EXIT.passed },
+    };
   };
   return { location, compare };
 }

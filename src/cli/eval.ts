@@ -3,9 +3,11 @@ import { caseReportConsole } from "../cases/console.js";
 import { runCases } from "../cases/run-cases.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
+import { gateLine, gateOf } from "../report/gate.js";
 import { writeJunit } from "../report/junit.js";
 import { runItems } from "../report/junit-items.js";
 import { baselineGate } from "./compare.js";
+import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
@@ -79,12 +81,23 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
     if (flags.junit !== undefined) {
       await writeJunit(flags.junit, `eb eval ${run.report.run_id}`, await runItems(run.runDir));
     }
-    if (run.exitCode === EXIT.interrupted) {
+    const interrupted = run.exitCode === EXIT.interrupted;
+    // An interrupted run is not compared: the resume hint says how to finish it first.
+    const compared = baseline && !interrupted ? await baseline.compare(run.runDir) : null;
+    await runToGithub({
+      command: "eb eval",
+      runDir: run.runDir,
+      report: run.report,
+      gate: compared ? compared.gateLine : gateLine(gateOf(run.report)),
+      baseline: compared?.outcome,
+      annotations: process.stdout,
+    });
+    if (interrupted) {
       process.stderr.write(resumeHint(argv, run.runDir));
       exitSoon();
       return run.exitCode;
     }
-    return baseline ? await baseline.compare(run.runDir) : run.exitCode;
+    return compared ? compared.code : run.exitCode;
   } finally {
     progress.done();
     interrupt.dispose();

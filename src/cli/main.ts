@@ -245,6 +245,18 @@ program
     process.exitCode = await (await import("./report.js")).reportCommand(run, flags);
   });
 
+const GITHUB_HELP = `
+GitHub Actions (eb run, eb eval and eb compare alike, detected from the environment):
+  GITHUB_STEP_SUMMARY set   append a Markdown summary to that file: pass rate with its interval,
+                            the gate, the items that fell short with why, the compare verdict
+                            (a file that cannot be written is a warning, never a failed run)
+  GITHUB_ACTIONS=true       print ::error annotations (::warning for flaky items) on the line of
+                            each item's definition (a check's id:, a case's JSONL line), at most
+                            50; paths relative to GITHUB_WORKSPACE, else the project root; on
+                            stderr when stdout carries --json or --markdown
+  eb compare BASE CAND --markdown > comment.md   the body of one sticky pull-request comment
+`;
+
 program
   .command("compare")
   .summary("paired regression gate: candidate run against a baseline")
@@ -269,10 +281,15 @@ program
   .option("--seed <N>", "seed of the bootstrap", "0")
   .option("--json", "print {delta, ci_low, ci_high, broke, fixed, missing, margin, verdict, ...}")
   .option(
+    "--markdown",
+    "print a pull-request comment body instead: its first line <!-- eval-banana:compare --> marks it for a sticky comment",
+  )
+  .option(
     "--junit <FILE>",
     "also write JUnit XML to FILE: a testcase per paired item (failure: it broke) and one for the gate",
   )
   .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
+  .addHelpText("after", GITHUB_HELP)
   .action(async (baseline: string, candidate: string, flags: CompareFlags) => {
     process.exitCode = await (await import("./compare.js")).compareCommand(
       baseline,

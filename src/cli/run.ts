@@ -5,10 +5,12 @@ import { checkReportConsole } from "../checks/console.js";
 import { runChecks } from "../checks/run-checks.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
+import { gateLine, gateOf } from "../report/gate.js";
 import { writeJunit } from "../report/junit.js";
 import { runItems } from "../report/junit-items.js";
 import type { CheckRow } from "../run/record.js";
 import type { RunProgress } from "../run/suite.js";
+import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
@@ -72,6 +74,13 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     if (flags.junit !== undefined) {
       await writeJunit(flags.junit, `eb run ${run.report.run_id}`, await runItems(run.runDir));
     }
+    await runToGithub({
+      command: "eb run",
+      runDir: run.runDir,
+      report: run.report,
+      gate: gateLine(gateOf(run.report)),
+      annotations: flags.json ? process.stderr : process.stdout,
+    });
     if (run.exitCode === EXIT.interrupted) {
       process.stderr.write(resumeHint(process.argv.slice(2), run.runDir));
     }

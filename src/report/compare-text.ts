@@ -2,7 +2,7 @@ import type { RunComparison } from "./compare-runs.js";
 
 const IDS_SHOWN = 10;
 
-const VERDICT_TEXT = {
+export const VERDICT_TEXT = {
   pass: "PASS: the candidate is not worse than the baseline by more than the margin",
   regression: "REGRESSION: the candidate is worse, beyond the margin",
   inconclusive: "INCONCLUSIVE: this run cannot tell a regression from noise",
@@ -27,13 +27,8 @@ export function comparisonText(c: RunComparison): string {
 function strataLines(c: RunComparison): string[] {
   // One stratum is the whole run, already above.
   if (c.strata.length < 2) return [];
-  const each = `${Math.round(c.strata[0]!.level * 1000) / 10}%`;
-  const adjusted = c.strata[0]!.verdict !== null;
-  const head = adjusted
-    ? `by stratum (Bonferroni-adjusted: ${each} each, so all ${c.strata.length} hold together):`
-    : `by stratum (${each} each, unadjusted: with ${c.strata.length}, some may miss by chance; --adjust bonferroni for verdicts):`;
   return [
-    head,
+    `by stratum (${strataLevel(c)}):`,
     ...c.strata.map((s) => {
       const verdict = s.verdict === null ? "" : `  ${s.verdict}`;
       return `  ${s.stratum}: ${signed(s.delta)} [${signed(s.low)}, ${signed(s.high)}] (${s.n} items)${verdict}`;
@@ -41,8 +36,16 @@ function strataLines(c: RunComparison): string[] {
   ];
 }
 
+/** How the per-stratum intervals hold: one by one, or (Bonferroni) all together. */
+export function strataLevel(c: RunComparison): string {
+  const each = `${Math.round(c.strata[0]!.level * 1000) / 10}%`;
+  return c.strata[0]!.verdict !== null
+    ? `Bonferroni-adjusted: ${each} each, so all ${c.strata.length} hold together`
+    : `${each} each, unadjusted: with ${c.strata.length}, some may miss by chance; --adjust bonferroni for verdicts`;
+}
+
 /** What an inconclusive gate needs to decide, estimated from this comparison's item scores. */
-function neededLine(c: RunComparison): string {
+export function neededLine(c: RunComparison): string {
   if (c.itemsNeeded === null) return "";
   const drop = `a drop of ${c.margin} from no change`;
   if (c.itemsNeeded <= c.n) {
@@ -64,7 +67,7 @@ function idsLine(label: string, ids: readonly string[]): string {
   return `${label} ${ids.length} items${ids.length > 0 ? `: ${shown}${more}` : ""}`;
 }
 
-function signed(value: number): string {
+export function signed(value: number): string {
   if (Number.isNaN(value)) return "n/a";
   return `${value >= 0 ? "+" : ""}${value.toFixed(4)}`;
 }

@@ -1,4 +1,6 @@
+import { oneLine, REASON_CHARS } from "./reason.js";
 import type { RowTally } from "./row-tally.js";
+import { cell } from "./summary-markdown.js";
 import { fixed } from "./summary-text.js";
 
 /** An item with a failed or errored sample, and why the first of them fell short. */
@@ -43,11 +45,7 @@ export function failingItemsText(items: readonly FailingItem[], limit: number | 
   if (items.length === 0) return "every item passed every sample\n";
   const shown = limit === null ? items : items.slice(0, limit);
   const width = Math.min(ID_WIDTH, Math.max(...shown.map((item) => item.id.length)));
-  const lines = shown.map((item) => {
-    const errors = item.errors > 0 ? `, ${plural(item.errors, "error")}` : "";
-    const score = `${fixed(item.score, 2)} (${plural(item.samples, "sample")}${errors})`;
-    return `  ${item.id.padEnd(width)}  ${score}  ${item.reason}`;
-  });
+  const lines = shown.map((item) => `  ${item.id.padEnd(width)}  ${scoreOf(item)}  ${item.reason}`);
   const more = items.length - shown.length;
   return [
     `fell short: ${plural(items.length, "item")}, worst first`,
@@ -55,6 +53,42 @@ export function failingItemsText(items: readonly FailingItem[], limit: number | 
     ...(more > 0 ? [`  … and ${more} more (--all lists every one)`] : []),
     "",
   ].join("\n");
+}
+
+/** Characters of an id kept in a Markdown table: a summary or comment stays bounded. */
+const MARKDOWN_ID_CHARS = 120;
+
+/** The same list as a Markdown table (a job summary's), at most `limit` rows. */
+export function failingItemsMarkdown(items: readonly FailingItem[], limit: number): string[] {
+  if (items.length === 0) return ["Every item passed every sample.", ""];
+  const shown = items.slice(0, limit);
+  const more = items.length - shown.length;
+  return [
+    `### Fell short: ${plural(items.length, "item")}, worst first`,
+    "",
+    "| Item | Score | Reason |",
+    "| --- | --- | --- |",
+    ...shown.map(
+      (item) => `| ${code(item.id)} | ${scoreOf(item)} | ${code(item.reason, REASON_CHARS)} |`,
+    ),
+    "",
+    ...(more > 0 ? [`… and ${more} more: every one is in the run folder's report.md.`, ""] : []),
+  ];
+}
+
+/**
+ * Text from the rows (an id, a reason) as a code span in a table cell: GitHub renders no HTML,
+ * link or @mention inside one, so an answer quoted in a reason cannot ping anyone or embed an
+ * image in a comment. Cut to `max` characters; a backtick becomes a quote (it would end the span).
+ */
+export function code(text: string, max = MARKDOWN_ID_CHARS): string {
+  const short = oneLine(text, max).replace(/`/g, "'");
+  return `\`${cell(short)}\``;
+}
+
+function scoreOf(item: FailingItem): string {
+  const errors = item.errors > 0 ? `, ${plural(item.errors, "error")}` : "";
+  return `${fixed(item.score, 2)} (${plural(item.samples, "sample")}${errors})`;
 }
 
 function plural(count: number, noun: string): string {

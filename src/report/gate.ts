@@ -14,6 +14,19 @@ export interface GateInput {
   interrupted: boolean;
 }
 
+/** What a report of either kind holds of its gate. */
+export interface GatedReport {
+  stats: { passed: number; samples: number; errors: number };
+  pass_threshold: number;
+  interrupted?: boolean;
+}
+
+export function gateOf(report: GatedReport): GateInput {
+  const { passed, samples, errors } = report.stats;
+  const { pass_threshold: threshold, interrupted } = report;
+  return { passed, samples, errors, threshold, interrupted: interrupted === true };
+}
+
 export interface GateResult {
   meetsThreshold: boolean;
   passed: boolean;

@@ -1,34 +1,30 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { StoredRow } from "../run/record.js";
 import type { RunComparison } from "./compare-runs.js";
+import { countOf } from "./gate.js";
 import type { JunitItem } from "./junit.js";
 import { readRows, rowsFile } from "./read-rows.js";
 import { type ItemTally, RowTally } from "./row-tally.js";
+import { type RunDefinitions, readJson, runDefinitions } from "./run-definitions.js";
 import { fixed } from "./summary-text.js";
 
-/** What report.json of `eb run` adds for a check: its YAML file and its output. */
+/** What report.json of `eb run` adds for a check: its output. */
 const checkReportSchema = z.looseObject({
-  project_root: z.string(),
-  checks: z.array(
-    z.looseObject({
-      check_id: z.string(),
-      source_path: z.string(),
-      stdout: z.string(),
-      stderr: z.string(),
-    }),
-  ),
+  checks: z.array(z.looseObject({ check_id: z.string(), stdout: z.string(), stderr: z.string() })),
 });
 
-type CheckOutput = { classname: string; stdout: string; stderr: string };
+type CheckOutput = { stdout: string; stderr: string };
 
 /** For the items with no stratum and no check YAML (the article's rows). */
 const NO_CLASS = "eval-banana";
 
+const NOT_RUN = "not run: the run was interrupted";
+
 /**
  * A run's items as testcases, from what its run folder (or rows file) holds: only what the run
- * wrote, so nothing the run's scrubber removed can come back.
+ * wrote, so nothing the run's scrubber removed can come back. Items it planned and never ran
+ * follow as skipped testcases.
  */
 export async function runItems(location: string): Promise<JunitItem[]> {
   const file = await rowsFile(location);
@@ -46,17 +42,51 @@ export async function runItems(location: string): Promise<JunitItem[]> {
     }
     extras.set(row.id, extra);
   }
-  const checks = await checkOutputs(path.join(path.dirname(file), "report.json"));
-  return [...tally.items.values()].map((item) => {
+  const [checks, definitions] = await Promise.all([
+    checkOutputs(path.join(path.dirname(file), "report.json")),
+    runDefinitions(file),
+  ]);
+  const classnames = new Map(definitions.planned?.map((p) => [p.id, p.classname]));
+  const ran = [...tally.items.values()].map((item): JunitItem => {
     const extra = extras.get(item.id)!;
     const check = checks.get(item.id);
     return {
-      ...itemOf(item, check?.classname ?? (item.stratum || NO_CLASS)),
+      ...itemOf(item, classnames.get(item.id) ?? (item.stratum || NO_CLASS)),
       ms: extra.ms,
       stdout: check ? check.stdout : extra.answer,
       stderr: check ? check.stderr : null,
     };
   });
+  return [...ran, ...notRunItems(definitions, tally)];
+}
+
+/**
+ * One skipped testcase per item planned and never run, when the run folder names them (a check
+ * run's manifest does; a case run's case file does while it is unchanged); else one testcase
+ * that counts them, rather than ids made up or read from a file that may have changed.
+ */
+function notRunItems(definitions: RunDefinitions, tally: RowTally): JunitItem[] {
+  if (definitions.planned !== null) {
+    return definitions.planned
+      .filter((item) => !tally.items.has(item.id))
+      .map((item) => skipped(item.classname ?? NO_CLASS, item.id));
+  }
+  const missing = (definitions.itemsPlanned ?? 0) - tally.items.size;
+  return missing > 0 ? [skipped(NO_CLASS, `${countOf(missing, "item")} not run`)] : [];
+}
+
+function skipped(classname: string, name: string): JunitItem {
+  return {
+    classname,
+    name,
+    ms: null,
+    outcome: "skipped",
+    reason: NOT_RUN,
+    stdout: null,
+    stderr: null,
+    flaky: false,
+    samples: null,
+  };
 }
 
 function itemOf(item: ItemTally, classname: string): Omit<JunitItem, "ms" | "stdout" | "stderr"> {
@@ -77,30 +107,16 @@ function answerOf(row: StoredRow): string | null {
   return typeof text === "string" ? text : null;
 }
 
-/** Each check's YAML path (relative to the project root) and output, if report.json has them. */
+/** Each check's output, if report.json has them. */
 async function checkOutputs(file: string): Promise<Map<string, CheckOutput>> {
-  const json = await readFile(file, "utf8").then(parseJson, () => null);
-  const parsed = checkReportSchema.safeParse(json);
+  const parsed = checkReportSchema.safeParse(await readJson(file));
   if (!parsed.success) return new Map();
-  const root = parsed.data.project_root;
   return new Map(
     parsed.data.checks.map((check) => [
       check.check_id,
-      {
-        classname: path.relative(root, check.source_path).split(path.sep).join("/"),
-        stdout: check.stdout,
-        stderr: check.stderr,
-      },
+      { stdout: check.stdout, stderr: check.stderr },
     ]),
   );
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -116,13 +132,24 @@ export function comparisonItems(
   const broke = new Set(comparison.broke);
   const paired = candidate.filter((item) => baseline.items.has(item.name));
   const items = paired.map((item): JunitItem => {
+    // Not run in the candidate: neither broke nor held.
+    if (item.outcome === "skipped") return item;
     if (!broke.has(item.name)) return { ...item, outcome: "passed", reason: null };
     const base = baseline.items.get(item.name)!;
     const cand = item.samples && item.samples.passed / item.samples.run;
-    const drop = `baseline ${fixed(base.sum / base.n, 2)} → candidate ${fixed(cand, 2)}`;
-    return { ...item, outcome: "failure", reason: item.reason ? `${drop}; ${item.reason}` : drop };
+    return {
+      ...item,
+      outcome: "failure",
+      reason: brokeReason(base.sum / base.n, cand, item.reason),
+    };
   });
   return [...items, gateItem(comparison, gatePassed)];
+}
+
+/** Why an item broke: its scores in both runs, then why the candidate fell short. */
+export function brokeReason(base: number, cand: number | null, reason: string | null): string {
+  const drop = `baseline ${fixed(base, 2)} → candidate ${fixed(cand, 2)}`;
+  return reason ? `${drop}; ${reason}` : drop;
 }
 
 function gateItem(comparison: RunComparison, passed: boolean): JunitItem {

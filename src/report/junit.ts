@@ -10,9 +10,12 @@ export interface JunitItem {
   name: string;
   /** Summed over the item's samples; null when the rows do not say. */
   ms: number | null;
-  /** `error` when a sample errored, else `failure` when one failed (the default gate's rule). */
-  outcome: "passed" | "failure" | "error";
-  /** Why it fell short, in one line; null when it passed. */
+  /**
+   * `error` when a sample errored, else `failure` when one failed (the default gate's rule);
+   * `skipped` for an item the run planned and never ran.
+   */
+  outcome: "passed" | "failure" | "error" | "skipped";
+  /** Why it fell short (or was not run), in one line; null when it passed. */
   reason: string | null;
   /** The answer (a case's text, a check's stdout), and a check's stderr: already scrubbed. */
   stdout: string | null;
@@ -76,13 +79,19 @@ function testcase(item: JunitItem): string {
   const detail = [samples, item.reason].filter(Boolean).join(": ");
   const body = [
     item.flaky ? '      <properties><property name="flaky" value="true"/></properties>' : "",
-    item.outcome === "passed"
-      ? ""
-      : `      <${item.outcome}${attributes({ message: item.reason ?? detail, type: item.outcome })}>${text(detail)}</${item.outcome}>`,
+    outcomeElement(item, detail),
     item.stdout ? `      <system-out>${text(excerpt(item.stdout))}</system-out>` : "",
     item.stderr ? `      <system-err>${text(excerpt(item.stderr))}</system-err>` : "",
   ].filter((line) => line !== "");
   return [head, ...body, "    </testcase>"].join("\n");
+}
+
+function outcomeElement(item: JunitItem, detail: string): string {
+  if (item.outcome === "passed") return "";
+  if (item.outcome === "skipped")
+    return `      <skipped${attributes({ message: item.reason ?? "" })}/>`;
+  const values = { message: item.reason ?? detail, type: item.outcome };
+  return `      <${item.outcome}${attributes(values)}>${text(detail)}</${item.outcome}>`;
 }
 
 /** A `<testsuites>` document with one `<testsuite>` holding a `<testcase>` per item. */
@@ -93,7 +102,7 @@ export function junitXml(suite: string, items: readonly JunitItem[]): string {
     tests: items.length,
     failures: count("failure"),
     errors: count("error"),
-    skipped: 0,
+    skipped: count("skipped"),
     time: seconds(items.reduce((sum, item) => sum + (item.ms ?? 0), 0)),
   };
   return [

@@ -113,6 +113,18 @@ function reportOf(runDir: string): Record<string, unknown> {
   >;
 }
 
+/** Waits (up to 15 s) until the newest run's rows.jsonl has `count` lines, the manifest's included. */
+async function waitForLines(root: string, count: number): Promise<void> {
+  const lines = () => {
+    const dir = path.join(root, ".eval-banana/results");
+    if (!existsSync(dir) || readdirSync(dir).length === 0) return 0;
+    const file = path.join(lastRunDir(root), "rows.jsonl");
+    return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length : 0;
+  };
+  const deadline = Date.now() + 15_000;
+  while (lines() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+}
+
 const CHECKS: Record<string, string> = {
   "eval_checks/passes.yaml": deterministicYaml("passes", 'print("all <good> & fine")'),
   "eval_checks/api/fails.yaml": deterministicYaml(
@@ -175,7 +187,7 @@ describe("eb run --junit", () => {
 });
 
 describe("eb run --junit, interrupted", () => {
-  it("writes the checks that finished, and exits 130", async () => {
+  it("writes the checks that finished, the rest skipped, and exits 130", async () => {
     const root = makeProject({
       "eval_checks/passes.yaml": CHECKS["eval_checks/passes.yaml"]!,
       "eval_checks/waits.yaml": deterministicYaml("waits", waitForFileScript("never")),
@@ -183,19 +195,19 @@ describe("eb run --junit, interrupted", () => {
     const args = [CLI, "run", "--junit", "junit.xml", "--max-parallel-checks", "2"];
     const child = spawn(process.execPath, args, { cwd: root, env: cleanEnv() });
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const rows = () => {
-      const dir = path.join(root, ".eval-banana/results");
-      if (!existsSync(dir) || readdirSync(dir).length === 0) return 0;
-      const file = path.join(lastRunDir(root), "rows.jsonl");
-      return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length : 0;
-    };
-    const deadline = Date.now() + 15_000;
-    while (rows() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await waitForLines(root, 2);
     child.kill("SIGINT");
     expect(await closed).toBe(130);
     const suite = readJunit(path.join(root, "junit.xml"));
-    expect(suite.tests).toBe(reportOf(lastRunDir(root)).total_checks);
+    expect(reportOf(lastRunDir(root)).total_checks).toBe(1);
+    expect(suite).toMatchObject({ tests: 2, skipped: 1, failures: 0, errors: 0 });
     expect(byName(suite).passes?.outcome).toBe("passed");
+    // The manifest names every check the run planned; a check that never ran has no YAML path.
+    expect(byName(suite).waits).toMatchObject({
+      classname: "eval-banana",
+      outcome: "skipped",
+      message: "not run: the run was interrupted",
+    });
   });
 });
 
@@ -275,6 +287,85 @@ describe("eb eval --junit", () => {
     expect(hostile?.message).toContain("equals: expected");
     const item = items.find((i) => i.id === HOSTILE);
     expect(item?.problem).toContain("equals: expected");
+  });
+});
+
+/** Answers every case but `slow`, which it holds until the run is stopped (after `change`). */
+const SLOW_TARGET = `
+const fs = require("node:fs");
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+if (input.id === "slow") {
+  if (process.env.CHANGE_CASES) fs.appendFileSync("cases.jsonl", "\\n");
+  setInterval(() => {}, 1000);
+} else process.stdout.write(input.id === "good" ? "yes" : "no");
+`;
+
+const SLOW_CASES = ["good", "bad", "slow", "after"]
+  .map((id) =>
+    JSON.stringify({
+      id,
+      stratum: `s-${id}`,
+      messages: [{ role: "user", content: id }],
+      graders: [{ type: "contains", all: ["yes"] }],
+    }),
+  )
+  .join("\n");
+
+/** `eb eval --junit`, one case at a time, stopped by SIGINT once `good` and `bad` have rows. */
+async function interruptedEval(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ root: string; code: number | null }> {
+  const root = makeProject({ "cases.jsonl": `${SLOW_CASES}\n`, "target.cjs": SLOW_TARGET });
+  const args = [
+    CLI,
+    "eval",
+    "cases.jsonl",
+    "--target",
+    "node target.cjs",
+    "--workers",
+    "1",
+    "--junit",
+    "junit.xml",
+  ];
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...cleanEnv(), ...env } });
+  const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+  await waitForLines(root, 3);
+  const changed = () => readFileSync(path.join(root, "cases.jsonl"), "utf8").endsWith("\n\n");
+  const deadline = Date.now() + 15_000;
+  while (env.CHANGE_CASES && !changed() && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  child.kill("SIGINT");
+  return { root, code: await closed };
+}
+
+describe("eb eval --junit, interrupted", () => {
+  it("lists the cases that never ran as skipped, by id and stratum, from the case file", async () => {
+    const { root, code } = await interruptedEval();
+    expect(code).toBe(130);
+    const suite = readJunit(path.join(root, "junit.xml"));
+    expect(suite).toMatchObject({ tests: 4, failures: 1, errors: 0, skipped: 2 });
+    const cases = byName(suite);
+    expect(cases.good?.outcome).toBe("passed");
+    expect(cases.bad?.outcome).toBe("failure");
+    for (const id of ["slow", "after"]) {
+      expect(cases[id]).toMatchObject({
+        classname: `s-${id}`,
+        outcome: "skipped",
+        message: "not run: the run was interrupted",
+      });
+    }
+  });
+
+  it("counts them in one skipped testcase when the case file changed during the run", async () => {
+    const { root, code } = await interruptedEval({ CHANGE_CASES: "1" });
+    expect(code).toBe(130);
+    const suite = readJunit(path.join(root, "junit.xml"));
+    expect(suite).toMatchObject({ tests: 3, failures: 1, skipped: 1 });
+    expect(byName(suite)["2 items not run"]).toMatchObject({
+      classname: "eval-banana",
+      outcome: "skipped",
+    });
   });
 });
 

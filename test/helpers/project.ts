@@ -37,12 +37,18 @@ export function runEb(
 }
 
 /**
- * The test's environment without any EVAL_BANANA_* setting leaking in from the shell, and
- * without colours (CI=true turns them on even when output is piped).
+ * What GitHub Actions sets for a step: a test run in CI must not append to the real job summary
+ * or annotate the real workflow. Tests that want them set them.
+ */
+const GITHUB_KEYS = new Set(["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"]);
+
+/**
+ * The test's environment without any EVAL_BANANA_* setting leaking in from the shell, without
+ * colours (CI=true turns them on even when output is piped), and without GitHub Actions' own.
  */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
-    ([key]) => !key.startsWith("EVAL_BANANA_") && key !== "FORCE_COLOR",
+    ([key]) => !key.startsWith("EVAL_BANANA_") && key !== "FORCE_COLOR" && !GITHUB_KEYS.has(key),
   );
   return { ...Object.fromEntries(kept), NO_COLOR: "1" };
 }

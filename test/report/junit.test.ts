@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { EXCERPT_CHARS, type JunitItem, junitXml } from "../../src/report/junit.js";
+import { comparisonItems } from "../../src/report/junit-items.js";
+import { RowTally } from "../../src/report/row-tally.js";
+import { comparePaired } from "../../src/stats/compare.js";
 
 /** The first testcase's name, message and system-out, as an XML 1.0 parser reads them. */
 function parsed(xml: string): { name: string; message: string; out: string } {
@@ -46,5 +49,29 @@ describe("junitXml", () => {
       `${"x".repeat(EXCERPT_CHARS)}\n[cut: ${EXCERPT_CHARS + 10} characters in all, the whole in the run folder]`,
     );
     expect(xml).toContain('time="1.500"');
+  });
+});
+
+describe("comparisonItems", () => {
+  it("keeps a candidate item that never ran skipped, neither broke nor held", () => {
+    const tally = (scores: Record<string, number>) => {
+      const t = new RowTally();
+      for (const [id, score] of Object.entries(scores)) t.add({ id, score, sample: 0 });
+      return t;
+    };
+    const base = tally({ ran: 1, "not-run": 1 });
+    const cand = tally({ ran: 0 });
+    const comparison = { ...comparePaired(base.items, cand.items), warnings: [] };
+    const candidate = [
+      item({ name: "ran", samples: { passed: 0, run: 1 } }),
+      item({ name: "not-run", outcome: "skipped", reason: "not run: the run was interrupted" }),
+    ];
+    const items = comparisonItems(comparison, base, candidate, false);
+    expect(items.map((i) => [i.name, i.outcome])).toEqual([
+      ["ran", "failure"],
+      ["not-run", "skipped"],
+      ["gate", "failure"],
+    ]);
+    expect(junitXml("s", items)).toContain('<skipped message="not run: the run was interrupted"/>');
   });
 });

@@ -1,0 +1,126 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { loadCases } from "../cases/load.js";
+import { parseYamlMapping } from "../checks/parse.js";
+import { parseManifest } from "../run/manifest.js";
+import type { Manifest } from "../run/record.js";
+import { readManifest } from "../run/rows.js";
+
+/** Where an item is defined: its file (absolute) and the line of its id, when known. */
+export interface ItemPlace {
+  file: string;
+  line: number | null;
+}
+
+/** An item the run set out to run, with its JUnit classname when the definitions say. */
+export interface PlannedItem {
+  id: string;
+  classname: string | null;
+}
+
+/** What a run folder says about its items' definitions, beyond the rows. */
+export interface RunDefinitions {
+  projectRoot: string | null;
+  /** Where each item is defined, by id (only the items whose place is known). */
+  places: Map<string, ItemPlace>;
+  /** Every item the run planned; null when the run folder does not name them. */
+  planned: PlannedItem[] | null;
+  /** How many items the run planned, when its manifest says. */
+  itemsPlanned: number | null;
+}
+
+const checkSourcesSchema = z.looseObject({
+  checks: z.array(z.looseObject({ check_id: z.string(), source_path: z.string() })),
+});
+
+const NONE: RunDefinitions = {
+  projectRoot: null,
+  places: new Map(),
+  planned: null,
+  itemsPlanned: null,
+};
+
+/**
+ * Reads what the run wrote (its manifest, report.json) and, for a case run, its case file when
+ * that file is still the one the run read (same sha256): a changed file's lines would point at
+ * other cases. Nothing here fails: a place or plan that cannot be known is left out.
+ */
+export async function runDefinitions(rowsFile: string): Promise<RunDefinitions> {
+  const manifest = manifestOf(rowsFile);
+  if (manifest === null) return NONE;
+  const base = {
+    projectRoot: manifest.project_root,
+    itemsPlanned: manifest.items_planned ?? null,
+  };
+  if (manifest.kind === "cases") return { ...base, ...(await caseDefinitions(manifest)) };
+  const places = await checkPlaces(path.join(path.dirname(rowsFile), "report.json"));
+  // A check run's definitions are keyed by check id: every check it planned.
+  const planned = Object.keys(manifest.definitions).map((id) => ({
+    id,
+    classname: places.get(id) ? relativeTo(manifest.project_root, places.get(id)!.file) : null,
+  }));
+  return { ...base, places, planned };
+}
+
+function manifestOf(rowsFile: string): Manifest | null {
+  try {
+    return parseManifest(readManifest(rowsFile));
+  } catch {
+    return null;
+  }
+}
+
+/** Each ran check's YAML file (from report.json) and the line of its `id:` key. */
+async function checkPlaces(reportFile: string): Promise<Map<string, ItemPlace>> {
+  const parsed = checkSourcesSchema.safeParse(await readJson(reportFile));
+  if (!parsed.success) return new Map();
+  const entries = await Promise.all(
+    parsed.data.checks.map(async (check) => {
+      const place = { file: check.source_path, line: await idLine(check.source_path) };
+      return [check.check_id, place] as const;
+    }),
+  );
+  return new Map(entries);
+}
+
+async function idLine(file: string): Promise<number | null> {
+  try {
+    return parseYamlMapping(file, await readFile(file)).place("id")?.start ?? null;
+  } catch {
+    return null;
+  }
+}
+
+type CaseManifest = Extract<Manifest, { kind: "cases" }>;
+
+/** The cases of the file the run read, if it is found unchanged: from the cwd or the root. */
+async function caseDefinitions(manifest: CaseManifest) {
+  const candidates = [
+    path.resolve(manifest.cases_file),
+    path.resolve(manifest.project_root, manifest.cases_file),
+  ];
+  for (const file of new Set(candidates)) {
+    const loaded = await loadCases(file).catch(() => null);
+    if (loaded === null || loaded.sha256 !== manifest.cases_sha256) continue;
+    return {
+      places: new Map(loaded.cases.map((c) => [c.id, { file, line: c.line }])),
+      planned: loaded.cases.map((c) => ({ id: c.id, classname: c.stratum })),
+    };
+  }
+  return { places: new Map<string, ItemPlace>(), planned: null };
+}
+
+/** `file` relative to `root`, with forward slashes (as GitHub and JUnit readers want). */
+export function relativeTo(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join("/");
+}
+
+/** A JSON file's value; null when it cannot be read or is not JSON. */
+export async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import {
+  COMPARE_MARKER,
+  comparedRun,
+  comparisonMarkdown,
+} from "../../src/report/compare-markdown.js";
+import { compareRunRows } from "../../src/report/compare-runs.js";
+import {
+  ANNOTATIONS_SHOWN,
+  annotationLine,
+  annotationLines,
+  escapeData,
+  escapeProperty,
+} from "../../src/report/github.js";
+import type { RunRows } from "../../src/report/read-rows.js";
+import { RowTally } from "../../src/report/row-tally.js";
+
+describe("workflow-command escapes", () => {
+  it("escape % first, then CR and LF; a property also : and ,", () => {
+    expect(escapeData("100%\r\nnext: a, b")).toBe("100%25%0D%0Anext: a, b");
+    expect(escapeProperty("100%\r\nnext: a, b")).toBe("100%25%0D%0Anext%3A a%2C b");
+    // An escape already in the text is not read back as one.
+    expect(escapeData("%0A")).toBe("%250A");
+  });
+
+  it("keep a message with newlines on one line, and leave out an unknown line", () => {
+    const line = annotationLine(
+      {
+        level: "error",
+        title: "t: x",
+        message: "one\ntwo\r\n::warning::injected",
+        place: { file: "/ws/repo/evals/a b,c.jsonl", line: null },
+      },
+      "/ws",
+    );
+    expect(line).toBe(
+      "::error file=repo/evals/a b%2Cc.jsonl,title=t%3A x::one%0Atwo%0D%0A::warning::injected",
+    );
+    expect(line.split("\n")).toHaveLength(1);
+  });
+
+  it("print at most ANNOTATIONS_SHOWN, then one notice with the rest's count", () => {
+    const many = Array.from({ length: ANNOTATIONS_SHOWN + 1 }, (_, i) => ({
+      level: "error" as const,
+      title: `t${i}`,
+      message: "m",
+      place: null,
+    }));
+    const lines = annotationLines(many, "/");
+    expect(lines).toHaveLength(ANNOTATIONS_SHOWN + 1);
+    expect(lines.at(-1)).toBe(
+      "::notice title=eval-banana::1 more item fell short, not annotated: see the job summary or report.md",
+    );
+    expect(annotationLines(many.slice(0, ANNOTATIONS_SHOWN), "/")).toHaveLength(ANNOTATIONS_SHOWN);
+  });
+});
+
+/** Rows of `items` items in `strata` strata, each with a long id and a long reason. */
+function runRows(items: number, strata: number, score: (i: number) => number): RunRows {
+  const tally = new RowTally();
+  for (let i = 0; i < items; i++) {
+    const passed = score(i) === 1;
+    tally.add({
+      id: `|\`<img src=x>\`-item-${i}-${"x".repeat(2000)}`,
+      sample: 0,
+      score: score(i),
+      status: passed ? "passed" : "failed",
+      stratum: `stratum-${i % strata}-${"s".repeat(500)}`,
+      reason: passed ? null : `@someone <b>why</b> ${"r".repeat(5000)}`,
+    });
+  }
+  return { file: "/nonexistent/rows.jsonl", manifest: null, tally, warnings: [] };
+}
+
+describe("comparisonMarkdown", () => {
+  it("stays below GitHub's 65,536-character comment limit however many items broke", () => {
+    const base = runRows(10_000, 500, () => 1);
+    const cand = runRows(10_000, 500, (i) => (i % 2 === 0 ? 0 : 1));
+    const comparison = compareRunRows(base, cand, { margin: 0.02 });
+    expect(comparison.broke).toHaveLength(5000);
+    const runs = { baseline: comparedRun(base), candidate: comparedRun(cand) };
+    const body = [COMPARE_MARKER, "", ...comparisonMarkdown(comparison, runs, false)].join("\n");
+    expect(body.length).toBeLessThan(65_536 / 2);
+    expect(body).toContain("### Broke: 5000 items");
+    expect(body).toContain("… and 4975 more (`eb compare --json` lists every one).");
+    expect(body).toContain("… and 470 more strata");
+    // Text from the rows sits in code spans: no tag, mention or table cell break escapes them.
+    const rows = body.split("\n").filter((line) => line.startsWith("| `\\|'<img"));
+    expect(rows).toHaveLength(25);
+    for (const row of rows) {
+      expect(row).toMatch(
+        /^\| `\\\|'<img src=x>'-item-\d+-x+…` \| 1\.00 \| 0\.00 \| `sample 0: @someone <b>why<\/b> r+…` \|$/,
+      );
+    }
+    expect(runs.baseline).toMatchObject({ runId: null, commit: null });
+    expect(body).toContain("| Run | unknown | unknown |");
+  });
+});
