@@ -1,15 +1,7 @@
 import { escapeHtml } from "./escape-html.js";
 import type { Leaderboard, LeaderboardEntry, ParetoAxis } from "./leaderboard.js";
-import {
-  costUnknownText,
-  dollars,
-  levelPercent,
-  mark,
-  milliseconds,
-  ruleLine,
-} from "./leaderboard-text.js";
+import { cells, costUnknownText, levelPercent, mark, ruleLine } from "./leaderboard-text.js";
 import { paretoSvg } from "./pareto-svg.js";
-import { fixed } from "./summary-text.js";
 
 /**
  * The leaderboard as one self-contained page: inline CSS and SVG, no script, and a content
@@ -99,21 +91,12 @@ function table(board: Leaderboard): string {
 
 function row(entry: LeaderboardEntry): string {
   const status = entry.best ? "best" : entry.indistinguishable_from_best ? "tie" : "worse";
-  const cells = [
-    String(entry.rank),
-    entry.run_id,
-    entry.model ?? "-",
-    String(entry.items),
-    fixed(entry.pass_rate),
-    `[${fixed(entry.ci_low)}, ${fixed(entry.ci_high)}]`,
-    entry.cost === null ? "unknown" : dollars(entry.cost),
-    milliseconds(entry.latency_p50_ms),
-    milliseconds(entry.latency_p95_ms),
-    String(entry.errors),
+  const texts = [
+    ...cells(entry),
     mark(entry),
     entry.pareto_front === null ? "-" : entry.pareto_front ? "yes" : "no",
   ];
-  const tds = cells.map((cell, i) =>
+  const tds = texts.map((cell, i) =>
     i === 1 ? `<th scope="row">${escapeHtml(cell)}</th>` : `<td>${escapeHtml(cell)}</td>`,
   );
   return `<tr class="${status}" data-run="${escapeHtml(entry.run_id)}">${tds.join("")}</tr>`;

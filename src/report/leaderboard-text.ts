@@ -36,7 +36,8 @@ export function mark(entry: LeaderboardEntry): string {
   return `${word} ${signed(entry.delta_vs_best)} [${signed(entry.delta_ci_low)}, ${signed(entry.delta_ci_high)}]`;
 }
 
-function cells(entry: LeaderboardEntry): string[] {
+/** The columns the text and the page share: rank to errors. */
+export function cells(entry: LeaderboardEntry): string[] {
   return [
     String(entry.rank),
     entry.run_id,
@@ -87,7 +88,7 @@ export function signed(value: number | null): string {
 }
 
 export function dollars(value: number | null): string {
-  return value === null ? "-" : `$${value.toFixed(4)}`;
+  return value === null ? "unknown" : `$${value.toFixed(4)}`;
 }
 
 export function milliseconds(value: number | null): string {
