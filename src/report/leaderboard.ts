@@ -20,6 +20,7 @@ import { adjustedLevel } from "../stats/adjust.js";
 import { comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { manifestWarnings, preview } from "./compare-runs.js";
+import { coverageOf, isIncomplete, notRunLine } from "./coverage.js";
 import type { RunRows } from "./read-rows.js";
 import type { RunSummary, TokenCost } from "./run-summary.js";
 import { fractionalScoreWarning } from "./score-warnings.js";
@@ -251,6 +252,7 @@ function warningsOf(ranked: readonly LeaderboardRun[]): string[] {
   return [
     ...ranked.flatMap((run) => [
       ...run.rows.warnings,
+      ...notRunWarning(run),
       ...fractionalScoreWarning(run.rows.tally.items.values(), `run ${runId(run)}`),
     ]),
     ...itemSetWarning(ranked),
@@ -261,6 +263,18 @@ function warningsOf(ranked: readonly LeaderboardRun[]): string[] {
           (warning) => `${runId(run)} and the best ${runId(best)}: ${warning}`,
         ),
       ),
+  ];
+}
+
+/** A run that never finished is ranked on what ran; the reader should know it. */
+function notRunWarning(run: LeaderboardRun): string[] {
+  const planned = run.rows.manifest?.planned;
+  if (!planned) return [];
+  const { stats } = run.summary;
+  const coverage = coverageOf(planned.items, planned.samplesPerItem, stats);
+  if (!isIncomplete(coverage, stats)) return [];
+  return [
+    `${runId(run)}: ${notRunLine(coverage, stats)}; its figures are over what ran (finish it with --resume)`,
   ];
 }
 

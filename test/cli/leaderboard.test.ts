@@ -284,6 +284,32 @@ describe("eb report RUN RUN…: the rule and the same suite", () => {
     expect(board[1]!.delta_vs_best).toBeCloseTo(-2 / 25, 12);
   });
 
+  it("reads run id and model from a manifest, and says when a run never finished", async () => {
+    const manifest = {
+      manifest: {
+        kind: "cases",
+        run_id: "run-cut",
+        target: { kind: "model", model: "gpt-x", api_base: "http://127.0.0.1:9/v1" },
+        items_planned: 30,
+        k: 1,
+      },
+    };
+    const dir = makeProject({
+      "all.jsonl": rowsFile(ids(30), 3),
+      "cut.jsonl": `${JSON.stringify(manifest)}\n${rowsFile(ids(20), 0)}`,
+    });
+    const result = await runEb(["report", "all.jsonl", "cut.jsonl", "--json"], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      "warning: run-cut: Interrupted: 10 of 30 items never ran; its figures are over what ran (finish it with --resume)",
+    );
+    const board = entries(result.stdout);
+    expect(board.map((e) => [e.run_id, e.model, e.items])).toEqual([
+      ["run-cut", "gpt-x", 20],
+      ["all.jsonl", "m", 30],
+    ]);
+  });
+
   it("refuses runs that share no item (exit 2), naming both", async () => {
     const dir = makeProject({
       "a.jsonl": rowsFile(ids(10, "a"), 0),
