@@ -92,7 +92,10 @@ export interface Leaderboard {
 }
 
 /** Ranks runs of one suite; refuses (InputError) runs of different kinds or disjoint item sets. */
-export function leaderboard(runs: readonly LeaderboardRun[], options: LeaderboardOptions) {
+export function leaderboard(
+  runs: readonly LeaderboardRun[],
+  options: LeaderboardOptions,
+): Leaderboard {
   refuseOtherSuites(runs);
   const ranked = [...runs].sort(byPassRate);
   const best = ranked[0]!;
@@ -104,15 +107,8 @@ export function leaderboard(runs: readonly LeaderboardRun[], options: Leaderboar
   });
   const paretoAxis = paretoAxisOf(entries);
   markParetoFront(entries, paretoAxis);
-  const board: Leaderboard = {
-    entries,
-    comparisons,
-    pairedLevel,
-    level: options.level,
-    paretoAxis,
-    warnings: warningsOf(ranked),
-  };
-  return board;
+  const warnings = warningsOf(ranked);
+  return { entries, comparisons, pairedLevel, level: options.level, paretoAxis, warnings };
 }
 
 interface Paired {
