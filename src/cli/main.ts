@@ -6,6 +6,7 @@ import { EXIT, InputError, InputProblems, RunStoppedError } from "../errors.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
+import type { LeaderboardFlags } from "./leaderboard.js";
 import {
   addDiscoveryOptions,
   addNoProjectConfig,
@@ -15,7 +16,6 @@ import {
   RUN_SETTINGS,
 } from "./options.js";
 import { printError } from "./output.js";
-import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
 
 // A run is short-lived and spends its time in a few hot paths (a call, a grade, a row, thousands
@@ -231,18 +231,32 @@ program
     "Statistics of a finished run (a run folder or a rows.jsonl, also the article's rows): " +
       "pass rate with a 95% interval, flaky items, errors, failures per grader, breakdown by " +
       "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config), then " +
-      "the items that failed or errored, worst first, each with the reason it fell short.",
+      "the items that failed or errored, worst first, each with the reason it fell short. " +
+      "With several runs of one suite: their leaderboard, one row per run, best pass rate " +
+      "first, each paired with the best by item (as eb compare) to mark the runs the data " +
+      "cannot tell from it (Bonferroni over the comparisons). Exit 2 for runs of different " +
+      "kinds or with no item in common.",
   )
-  .argument("<run>", "run folder or rows file; latest (latest~1, …) for the newest run folders")
-  .option("--json", "print the stats object (and breakdowns, every failing item) as JSON")
+  .argument(
+    "<run...>",
+    "run folder or rows file; latest (latest~1, …) for the newest run folders; several for a leaderboard",
+  )
+  .option(
+    "--json",
+    "print the stats object (and breakdowns, every failing item) as JSON; with several runs, an array of one entry per run",
+  )
+  .option(
+    "--html <FILE>",
+    "with several runs: write the leaderboard page (pass rate against cost, Pareto front, table) to FILE",
+  )
   .option("--all", "list every item that fell short, with its reason (default: the worst 10)")
   .addOption(intervalOption())
   .addOption(levelOption())
   .addOption(adjustOption())
   .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
   .option("--cwd <PATH>", "where the config search starts (for [pricing] and latest)", ".")
-  .action(async (run: string, flags: ReportFlags) => {
-    process.exitCode = await (await import("./report.js")).reportCommand(run, flags);
+  .action(async (runs: string[], flags: LeaderboardFlags) => {
+    process.exitCode = await (await import("./leaderboard.js")).reportRuns(runs, flags);
   });
 
 const GITHUB_HELP = `

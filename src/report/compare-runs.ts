@@ -32,7 +32,10 @@ export function compareRunRows(
   return { ...comparison, warnings };
 }
 
-function manifestWarnings(base: ManifestSummary | null, cand: ManifestSummary | null): string[] {
+export function manifestWarnings(
+  base: ManifestSummary | null,
+  cand: ManifestSummary | null,
+): string[] {
   if (!base || !cand) return [];
   const warnings: string[] = [];
   if (base.kind !== cand.kind) {
@@ -74,7 +77,7 @@ function noSharedItem(base: RunRows, cand: RunRows): string {
   );
 }
 
-function preview(ids: readonly string[]): string {
+export function preview(ids: readonly string[]): string {
   const shown = ids.slice(0, 5).join(", ");
   return ids.length > 5 ? `${shown}, … ${ids.length - 5} more` : shown;
 }

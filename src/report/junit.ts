@@ -1,6 +1,4 @@
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { InputError } from "../errors.js";
+import { writeWhole } from "./write-whole.js";
 
 /** One item of a run (or of a comparison) as a JUnit `testcase`. */
 export interface JunitItem {
@@ -116,21 +114,11 @@ export function junitXml(suite: string, items: readonly JunitItem[]): string {
   ].join("\n");
 }
 
-/** Writes the document whole or not at all (temp file, then rename), its folders created. */
+/** Writes the document whole or not at all, its folders created. */
 export async function writeJunit(
   file: string,
   suite: string,
   items: readonly JunitItem[],
 ): Promise<void> {
-  const target = path.resolve(file);
-  const temp = `${target}.${process.pid}.tmp`;
-  try {
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(temp, junitXml(suite, items));
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    const why = error instanceof Error ? error.message : String(error);
-    throw new InputError(`--junit ${file}: could not write the JUnit XML: ${why}`);
-  }
+  await writeWhole(file, junitXml(suite, items), "--junit", "the JUnit XML");
 }

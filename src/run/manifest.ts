@@ -55,6 +55,10 @@ export function parseManifest(value: unknown): Manifest | null {
  */
 export interface ManifestSummary {
   kind: RunKind | null;
+  /** The run's id, when its manifest has one. */
+  run_id: string | null;
+  /** What a case run evaluated: the model's name, or the command; null for checks. */
+  target: string | null;
   definitions: Record<string, string>;
   /** A case run's judge model, to price its tokens. */
   judge_model: string | null;
@@ -67,6 +71,15 @@ const count = z.number().int().min(0).nullable().catch(null).default(null);
 /** Each field on its own: one that is missing or of another shape reads as absent. */
 const summarySchema = z.looseObject({
   kind: z.enum(["checks", "cases"]).nullable().catch(null).default(null),
+  run_id: z.string().nullable().catch(null).default(null),
+  target: z
+    .union([
+      z.object({ model: z.string() }).transform((t) => t.model),
+      z.object({ command: z.string() }).transform((t) => t.command),
+    ])
+    .nullable()
+    .catch(null)
+    .default(null),
   definitions: z.record(z.string(), z.string()).catch({}).default({}),
   judge_model: z.string().nullable().catch(null).default(null),
   items_planned: count,
@@ -77,9 +90,27 @@ const summarySchema = z.looseObject({
 
 export function summarizeManifest(value: unknown): ManifestSummary {
   const parsed = summarySchema.safeParse(value);
-  if (!parsed.success) return { kind: null, definitions: {}, judge_model: null, planned: null };
-  const { kind, definitions, judge_model, items_planned: items, k, samples } = parsed.data;
+  if (!parsed.success) {
+    return {
+      kind: null,
+      run_id: null,
+      target: null,
+      definitions: {},
+      judge_model: null,
+      planned: null,
+    };
+  }
+  const {
+    kind,
+    run_id,
+    target,
+    definitions,
+    judge_model,
+    items_planned: items,
+    k,
+    samples,
+  } = parsed.data;
   const samplesPerItem = k ?? samples;
   const planned = items === null || samplesPerItem === null ? null : { items, samplesPerItem };
-  return { kind, definitions, judge_model, planned };
+  return { kind, run_id, target, definitions, judge_model, planned };
 }

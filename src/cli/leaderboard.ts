@@ -1,0 +1,59 @@
+import { loadConfig } from "../config/load.js";
+import { EXIT, InputError } from "../errors.js";
+import { leaderboard } from "../report/leaderboard.js";
+import { leaderboardHtml } from "../report/leaderboard-html.js";
+import { leaderboardText } from "../report/leaderboard-text.js";
+import { readRun } from "../report/read-rows.js";
+import { summarize } from "../report/run-summary.js";
+import { writeWhole } from "../report/write-whole.js";
+import { intervalLevel } from "./options.js";
+import { printWarning } from "./output.js";
+import { type ReportFlags, reportCommand } from "./report.js";
+import { runLocation } from "./run-location.js";
+import { terminalSafe, terminalSafeJson } from "./terminal.js";
+
+export interface LeaderboardFlags extends ReportFlags {
+  /** Write the leaderboard page (pass rate against cost, the table) to this file. */
+  html?: string;
+}
+
+/** `eb report RUN…`: one run's statistics, or with several runs their leaderboard. */
+export async function reportRuns(runs: readonly string[], flags: LeaderboardFlags) {
+  if (runs.length > 1) return leaderboardCommand(runs, flags);
+  if (flags.html !== undefined) {
+    throw new InputError(
+      "--html FILE draws the leaderboard of two or more runs: give several runs",
+    );
+  }
+  return reportCommand(runs[0]!, flags);
+}
+
+/** `eb report A B C`: one row per run, best first, paired with the best by item. */
+async function leaderboardCommand(runs: readonly string[], flags: LeaderboardFlags) {
+  const level = intervalLevel(flags.level);
+  const seed = Number(flags.seed);
+  if (!Number.isInteger(seed))
+    throw new InputError(`--seed ${flags.seed}: expected a whole number`);
+  const config = await loadConfig({ cwd: flags.cwd });
+  const read = await Promise.all(
+    runs.map(async (run) => {
+      const location = await runLocation(run, flags.cwd);
+      const rows = await readRun(location);
+      const judgeModel = rows.manifest?.judge_model ?? null;
+      const options = { method: flags.interval, level, seed, pricing: config.pricing, judgeModel };
+      return { location, rows, summary: summarize(rows.tally, options) };
+    }),
+  );
+  const board = leaderboard(read, { method: flags.interval, level, seed });
+  for (const warning of board.warnings) printWarning(warning);
+  if (flags.html !== undefined) {
+    await writeWhole(flags.html, leaderboardHtml(board), "--html", "the leaderboard page");
+  }
+  // Run ids, models and commands come from the rows' manifests.
+  process.stdout.write(
+    flags.json
+      ? `${terminalSafeJson(JSON.stringify(board.entries, null, 2))}\n`
+      : terminalSafe(leaderboardText(board)),
+  );
+  return EXIT.passed;
+}

@@ -1,0 +1,100 @@
+import type { Leaderboard, LeaderboardEntry } from "./leaderboard.js";
+import { fixed } from "./summary-text.js";
+
+const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
+/** Columns of numbers, right-aligned. */
+const NUMERIC = new Set(["#", "items", "cost", "p50", "p95", "errors"]);
+
+/** `eb report RUN RUN…`: the table, best first, then what the marks and blanks mean. */
+export function leaderboardText(board: Leaderboard): string {
+  const header = HEADER.map((name) => (name === "CI" ? `${levelPercent(board.level)} CI` : name));
+  const rows = board.entries.map((entry) => [...cells(entry), mark(entry)]);
+  const table = aligned([[...header, "vs best"], ...rows], [...HEADER, "vs best"]);
+  const lines = [
+    `leaderboard of ${board.entries.length} runs, best pass rate first`,
+    ...table,
+    ruleLine(board),
+    ...costLines(board.entries),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** How the text and the page state the rule behind the marks. */
+export function ruleLine(board: Leaderboard): string {
+  const each = levelPercent(board.pairedLevel);
+  return (
+    `vs best: run − best pass rate, paired by item (as eb compare), ${each} interval each ` +
+    `(${levelPercent(board.level)} Bonferroni over ${board.comparisons} comparison${board.comparisons === 1 ? "" : "s"}); ` +
+    `"≈ best": the interval reaches 0, the runs cannot be told apart; "worse": all of it is below 0`
+  );
+}
+
+/** "best", "≈ best −0.033 [−0.150, 0.080]" or "worse −0.467 [−0.650, −0.280]". */
+export function mark(entry: LeaderboardEntry): string {
+  if (entry.best) return "best";
+  const word = entry.indistinguishable_from_best ? "≈ best" : "worse";
+  return `${word} ${signed(entry.delta_vs_best)} [${signed(entry.delta_ci_low)}, ${signed(entry.delta_ci_high)}]`;
+}
+
+/** The columns the text and the page share: rank to errors. */
+export function cells(entry: LeaderboardEntry): string[] {
+  return [
+    String(entry.rank),
+    entry.run_id,
+    entry.model ?? "-",
+    String(entry.items),
+    fixed(entry.pass_rate),
+    `[${fixed(entry.ci_low)}, ${fixed(entry.ci_high)}]`,
+    dollars(entry.cost),
+    milliseconds(entry.latency_p50_ms),
+    milliseconds(entry.latency_p95_ms),
+    String(entry.errors),
+  ];
+}
+
+function costLines(entries: readonly LeaderboardEntry[]): string[] {
+  const unknown = costUnknownText(entries);
+  return unknown === "" ? [] : [`cost unknown for ${unknown}`];
+}
+
+/** Which runs have no cost and why, each reason once: "a, b (no tokens recorded); c (…)". */
+export function costUnknownText(entries: readonly LeaderboardEntry[]): string {
+  const byNote = new Map<string, string[]>();
+  for (const entry of entries) {
+    if (entry.cost_note === null) continue;
+    byNote.set(entry.cost_note, [...(byNote.get(entry.cost_note) ?? []), entry.run_id]);
+  }
+  return [...byNote].map(([note, runs]) => `${runs.join(", ")} (${note})`).join("; ");
+}
+
+function aligned(rows: readonly string[][], names: readonly string[]): string[] {
+  const widths = names.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => {
+        const last = column === row.length - 1;
+        if (last) return cell;
+        const width = widths[column]!;
+        return NUMERIC.has(names[column]!) ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join("  "),
+  );
+}
+
+export function signed(value: number | null): string {
+  if (value === null) return "-";
+  const text = Math.abs(value).toFixed(3);
+  return value < 0 && text !== "0.000" ? `−${text}` : `+${text}`;
+}
+
+export function dollars(value: number | null): string {
+  return value === null ? "unknown" : `$${value.toFixed(4)}`;
+}
+
+export function milliseconds(value: number | null): string {
+  return value === null ? "-" : `${Math.round(value)} ms`;
+}
+
+export function levelPercent(level: number): string {
+  return `${Number((level * 100).toFixed(2))}%`;
+}

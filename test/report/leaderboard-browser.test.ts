@@ -1,0 +1,129 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import puppeteer from "puppeteer-core";
+import { describe, expect, it } from "vitest";
+import { makeProject, runEb } from "../helpers/project.js";
+
+/** Debian's Chromium (.ci/run installs it); never a downloaded browser. */
+function chromium(): string | null {
+  try {
+    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+const BROWSER = chromium();
+if (BROWSER === null) {
+  console.warn(
+    "\n*** SKIPPED: the leaderboard page's browser test needs Debian's chromium (apt-get install chromium) ***\n",
+  );
+}
+
+/** Where screenshots go: $EB_TEST_ARTIFACTS, else a folder under the temp dir. */
+const ARTIFACTS = process.env.EB_TEST_ARTIFACTS ?? path.join(os.tmpdir(), "eb-test-artifacts");
+
+/** Markup in a model name: the page must show it as text, never load or run it. */
+const HOSTILE = "<img src=x onerror=alert(1)>";
+
+/** What the test reads of the page, from the DOM as the browser built it. */
+interface Seen {
+  points: { pareto: string | null; title: string }[];
+  rows: (string | null)[][];
+  images: number;
+  scripts: number;
+}
+
+const SEEN = `({
+  points: [...document.querySelectorAll("svg g.run")].map((g) => ({
+    pareto: g.getAttribute("data-pareto"),
+    title: g.querySelector("title")?.textContent ?? "",
+  })),
+  rows: [...document.querySelectorAll("table.leaderboard tbody tr")].map((tr) =>
+    [...tr.children].map((cell) => cell.textContent),
+  ),
+  images: document.querySelectorAll("img").length,
+  scripts: document.querySelectorAll("script").length,
+})`;
+
+function rows(model: string, wrong: number, tokens: number): string {
+  const lines = Array.from({ length: 40 }, (_, i) =>
+    JSON.stringify({
+      id: `c${i}`,
+      score: i < wrong ? 0 : 1,
+      model,
+      prompt_tokens: tokens,
+      completion_tokens: tokens / 10,
+      ms: 200 + i,
+    }),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+describe.skipIf(BROWSER === null)("the leaderboard page in Chromium, from file://", () => {
+  it("renders the chart and table with no request, no script, no console error", async () => {
+    const dir = makeProject({
+      ".eval-banana/config.toml": `[pricing.big]\ninput_per_mtok = 3\noutput_per_mtok = 15\n[pricing.small]\ninput_per_mtok = 0.2\noutput_per_mtok = 0.8\n[pricing."${HOSTILE}"]\ninput_per_mtok = 1\noutput_per_mtok = 4\n`,
+      "big.jsonl": rows("big", 1, 2000),
+      "small.jsonl": rows("small", 6, 1500),
+      "odd.jsonl": rows(HOSTILE, 20, 1800),
+    });
+    const result = await runEb(
+      ["report", "big.jsonl", "small.jsonl", "odd.jsonl", "--html", "board.html"],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const url = pathToFileURL(path.join(dir, "board.html")).href;
+
+    const browser = await puppeteer.launch({
+      executablePath: BROWSER!,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu"],
+    });
+    try {
+      const page = await browser.newPage();
+      const blocked: string[] = [];
+      const problems: string[] = [];
+      await page.setRequestInterception(true);
+      page.on("request", (request) => {
+        if (request.url() === url) return void request.continue();
+        blocked.push(request.url());
+        void request.abort();
+      });
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(message.text());
+      });
+      page.on("pageerror", (error) => problems.push(String(error)));
+      page.on("dialog", (dialog) => {
+        problems.push(`dialog: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
+      await page.setViewport({ width: 1100, height: 1000 });
+      await page.goto(url, { waitUntil: "load" });
+
+      // A string, run in the page: this project's types have no DOM.
+      const seen = (await page.evaluate(SEEN)) as Seen;
+      expect(blocked).toEqual([]);
+      expect(problems).toEqual([]);
+      expect(seen.images).toBe(0);
+      expect(seen.scripts).toBe(0);
+      // big: best and dearest; small: cheapest, on the front too; odd: beaten on both.
+      expect(seen.points.map((p) => p.pareto)).toEqual(["true", "true", "false"]);
+      expect(seen.points[0]!.title).toMatch(/^#1 big\.jsonl: pass rate 0\.975, 95% interval \[/);
+      expect(seen.points[0]!.title).toContain("on the Pareto front");
+      expect(seen.rows.map((row) => row[2])).toEqual(["big", "small", HOSTILE]);
+      expect(seen.rows.map((row) => row[10]?.split(" ")[0])).toEqual(["best", "≈", "worse"]);
+      expect(seen.rows.map((row) => row[11])).toEqual(["yes", "yes", "no"]);
+
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const shot = path.join(ARTIFACTS, "leaderboard.png");
+      await page.screenshot({ path: shot, fullPage: true });
+      console.log(`leaderboard screenshot: ${shot}`);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
