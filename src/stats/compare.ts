@@ -222,7 +222,10 @@ export function moverHalfWidths(m: PairedMoments, level: number): { down: number
   const [lc, uc] = clopperPearsonBounds(pc, m.trialsCand, level);
   return {
     down: Math.max(moverHalf(pc - lc, ub - pb, phi), pb * hiddenShare(m.broke, m.breakable, level)),
-    up: Math.max(moverHalf(uc - pc, pb - lb, phi), (1 - pb) * hiddenShare(m.fixed, m.fixable, level)),
+    up: Math.max(
+      moverHalf(uc - pc, pb - lb, phi),
+      (1 - pb) * hiddenShare(m.fixed, m.fixable, level),
+    ),
   };
 }
 
