@@ -69,7 +69,10 @@ const common = {
 };
 
 /** Set: a non-empty string (an empty `script` counts as absent, as in the refinement below). */
-const isSet = (key: string) => ({ required: [key], properties: { [key]: { minLength: 1 } } });
+const isSet = (key: string) => ({
+  required: [key],
+  properties: { [key]: { type: "string", minLength: 1 } },
+});
 
 const deterministicSchema = z
   .strictObject({

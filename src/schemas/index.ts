@@ -7,9 +7,8 @@ import { checkReportSchema } from "../checks/report.js";
 import { agentOverrideSchema, fileSchema, LEGACY_KEYS } from "../config/schema.js";
 import { sentence } from "../config/settings.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
-import { TOOL_VERSION } from "../run/provenance.js";
 import { rowsLineSchema } from "../run/record.js";
-import { SCHEMA_SUBJECTS, type SchemaName } from "./names.js";
+import { SCHEMA_SUBJECTS, type SchemaName, schemaId } from "./names.js";
 
 /**
  * The JSON Schemas of eval-banana's files, generated from the zod schemas the loaders and writers
@@ -49,15 +48,6 @@ const SOURCES: Record<SchemaName, SchemaSource> = {
     io: "output",
   },
 };
-
-/** Where the published package serves each schema, for `$id`. */
-export function schemaId(name: SchemaName): string {
-  return `https://unpkg.com/eval-banana@${TOOL_VERSION}/schemas/${schemaFile(name)}`;
-}
-
-export function schemaFile(name: SchemaName): string {
-  return `${name}.schema.json`;
-}
 
 /** The JSON Schema (draft 2020-12) of one of eval-banana's files. */
 export function jsonSchema(name: SchemaName): Record<string, unknown> {
@@ -115,7 +105,7 @@ function configSchema(): z.ZodType {
     if (level !== "warning" || key === undefined || !(table instanceof z.ZodOptional)) continue;
     const inner = table.unwrap();
     if (!(inner instanceof z.ZodObject)) continue;
-    const legacy = z.unknown().meta({ deprecated: true, description: message });
+    const legacy = z.unknown().optional().meta({ deprecated: true, description: message });
     shape[section as string] = inner.extend({ [key]: legacy }).optional();
   }
   const builtins = Object.keys(BUILTIN_AGENTS).map((name) => [

@@ -1,4 +1,6 @@
-/** The files `eb schema` describes; kept apart so `eb --help` lists them without loading zod. */
+import { TOOL_VERSION } from "../run/provenance.js";
+
+/** The files `eb schema` describes; apart from the schemas, so `eb --help` need not load them. */
 export const SCHEMA_NAMES = ["checks", "cases", "config", "report", "rows"] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 
@@ -10,3 +12,12 @@ export const SCHEMA_SUBJECTS: Record<SchemaName, string> = {
   report: "report.json of a run folder (eb run or eb eval)",
   rows: "one line of rows.jsonl (the manifest line or a row)",
 };
+
+export function schemaFile(name: SchemaName): string {
+  return `${name}.schema.json`;
+}
+
+/** Where the published package serves each schema (its `$id`): this version's copy on unpkg. */
+export function schemaId(name: SchemaName): string {
+  return `https://unpkg.com/eval-banana@${TOOL_VERSION}/schemas/${schemaFile(name)}`;
+}
