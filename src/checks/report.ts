@@ -9,7 +9,7 @@ import type { CheckType } from "./types.js";
 const count = z.number().int().min(0);
 
 /** One sample's result, in the seed's shape. */
-const checkSampleSchema = z.strictObject({
+export const checkSampleSchema = z.strictObject({
   check_id: z.string(),
   check_type: z.enum(["deterministic", "harness_judge"] satisfies CheckType[]),
   description: z.string(),

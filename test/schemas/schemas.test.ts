@@ -490,27 +490,20 @@ describe("what real runs write validates", () => {
         },
       ];
       const root = makeProject({ "cases.jsonl": cases.map((c) => JSON.stringify(c)).join("\n") });
-      const model = await runEb(
-        ["eval", "cases.jsonl", "-m", "mock", "--api-base", server.baseURL, "-k", "3"].concat([
-          "--judge",
-          "judge-m",
-        ]),
-        { cwd: root, env: { EVAL_BANANA_API_KEY: "sk-test" } },
-      );
+      const judge = ["--judge", "judge-m", "--api-base", server.baseURL];
+      const env = { EVAL_BANANA_API_KEY: "sk-test" };
+      const model = await runEb(["eval", "cases.jsonl", "-m", "mock", "-k", "3", ...judge], {
+        cwd: root,
+        env,
+      });
       expect(model.code, model.stderr).toBe(1);
       expectRunFolderValid(runDirOf(model.stdout));
       writeFile(root, "echo.mjs", "process.stdout.write('hi there');\n");
-      const command = await runEb(
-        [
-          "eval",
-          "cases.jsonl",
-          "--target",
-          `${process.execPath} echo.mjs`,
-          "--judge",
-          "judge-m",
-        ].concat(["--api-base", server.baseURL]),
-        { cwd: root, env: { EVAL_BANANA_API_KEY: "sk-test" } },
-      );
+      const target = `${process.execPath} echo.mjs`;
+      const command = await runEb(["eval", "cases.jsonl", "--target", target, ...judge], {
+        cwd: root,
+        env,
+      });
       expect(command.code, command.stderr).toBe(1);
       expectRunFolderValid(runDirOf(command.stdout));
     });
