@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseToml } from "smol-toml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadCases } from "../../src/cases/load.js";
@@ -18,31 +20,53 @@ import {
   lastContent,
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
-import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
+import {
+  CLI,
+  cleanEnv,
+  deterministicYaml,
+  makeProject,
+  runEb,
+  waitForFileScript,
+  writeFile,
+} from "../helpers/project.js";
 
 const REPO = path.resolve(import.meta.dirname, "../..");
 const FAKE_AGENT = path.join(REPO, "test/fixtures/agents/fake-agent.mjs");
 
 /** Strict: a keyword ajv does not know, or one that does not fit its type, fails the compile. */
-function compile(name: SchemaName): ValidateFunction {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
+function compile(ajv: Ajv, schema: Record<string, unknown>): ValidateFunction {
   // zod's z.url() takes what the WHATWG URL parser takes.
   ajv.addFormat("uri", (text: string) => URL.canParse(text));
-  return ajv.compile(jsonSchema(name));
+  return ajv.compile(schema);
 }
 
-const validators = {} as Record<SchemaName, ValidateFunction>;
+/**
+ * Each schema compiled as 2020-12 and, without its `$schema`, as draft-07: the YAML language
+ * server (VS Code's YAML extension) validates with draft-07 rules, so the schemas use only
+ * keywords that mean the same in both, and every verdict below must be the same in both.
+ */
+const validators = {} as Record<SchemaName, [ValidateFunction, ValidateFunction]>;
 beforeAll(() => {
-  for (const name of SCHEMA_NAMES) validators[name] = compile(name);
+  for (const name of SCHEMA_NAMES) {
+    const { $schema: _, ...draft07 } = jsonSchema(name);
+    validators[name] = [
+      compile(new Ajv2020({ strict: true, allErrors: true }), jsonSchema(name)),
+      compile(new Ajv({ strict: true, allErrors: true }), draft07),
+    ];
+  }
 });
 
 function valid(name: SchemaName, value: unknown): boolean {
-  return validators[name](value) === true;
+  const [latest, draft07] = validators[name];
+  const verdict = latest(value) === true;
+  expect(draft07(value), `${name}: draft-07 says the same`).toBe(verdict);
+  return verdict;
 }
 
 function expectValid(name: SchemaName, value: unknown, label: string): void {
-  const ok = validators[name](value);
-  expect(ok ? [] : validators[name].errors, `${label} against ${name}`).toEqual([]);
+  const [latest] = validators[name];
+  const ok = valid(name, value);
+  expect(ok ? [] : latest.errors, `${label} against ${name}`).toEqual([]);
 }
 
 function jsonLines(text: string): unknown[] {
@@ -464,6 +488,35 @@ describe("what real runs write validates", () => {
       expect(result.code, result.stderr).toBe(1);
       expectRunFolderValid(runDirOf(result.stdout));
     }
+  });
+
+  it("eb run interrupted, then resumed", async () => {
+    const root = makeProject({
+      "eval_checks/a.yaml": deterministicYaml("a", "pass"),
+      "eval_checks/b.yaml": deterministicYaml("b", waitForFileScript("go")),
+    });
+    const child = spawn(process.execPath, [CLI, "run", "--cwd", root], { env: cleanEnv() });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    const results = path.join(root, ".eval-banana/results");
+    const rowsOfA = () => {
+      const run = existsSync(results) ? readdirSync(results)[0] : undefined;
+      const rows = run === undefined ? "" : path.join(results, run, "rows.jsonl");
+      return rows !== "" && existsSync(rows) && readFileSync(rows, "utf8").includes('"id":"a"');
+    };
+    const deadline = Date.now() + 15_000;
+    while (!rowsOfA()) {
+      if (Date.now() > deadline) throw new Error("check a never finished");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill("SIGINT");
+    expect(await closed).toBe(130);
+    const runDir = path.join(results, readdirSync(results)[0]!);
+    expectRunFolderValid(runDir);
+    writeFile(root, "go", "");
+    const resumed = await runEb(["run", "--cwd", root, "--resume", runDir]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expectRunFolderValid(runDir);
+    expect(readFileSync(path.join(runDir, "rows.jsonl"), "utf8")).toContain('"resumes":1');
   });
 
   describe("eb eval", () => {
