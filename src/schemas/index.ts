@@ -1,3 +1,8 @@
+/**
+ * The JSON Schemas of eval-banana's files, generated from the zod schemas the loaders and writers
+ * use, so they cannot drift apart. Input files are described as written (before defaults and
+ * trimming: `io: "input"`), the files eb writes as written (`io: "output"`).
+ */
 import { z } from "zod";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { caseReportSchema } from "../cases/report.js";
@@ -10,11 +15,6 @@ import { getGrader, knownGraderTypes } from "../graders/registry.js";
 import { rowsLineSchema } from "../run/record.js";
 import { SCHEMA_SUBJECTS, type SchemaName, schemaId } from "./names.js";
 
-/**
- * The JSON Schemas of eval-banana's files, generated from the zod schemas the loaders and writers
- * use, so they cannot drift apart. Input files are described as written (before defaults and
- * trimming: `io: "input"`), the files eb writes as written (`io: "output"`).
- */
 interface SchemaSource {
   title: string;
   schema: () => z.ZodType;
@@ -49,15 +49,13 @@ const SOURCES: Record<SchemaName, SchemaSource> = {
   },
 };
 
-/** The JSON Schema (draft 2020-12) of one of eval-banana's files. */
+/**
+ * The JSON Schema (draft 2020-12) of one of eval-banana's files. zod leaves refinements (checks
+ * in code) out; each one that matters is stated in the schema's meta() beside it.
+ */
 export function jsonSchema(name: SchemaName): Record<string, unknown> {
   const source = SOURCES[name];
-  const generated = z.toJSONSchema(source.schema(), {
-    target: "draft-2020-12",
-    io: source.io,
-    // Refinements (checked in code) are left out; each is stated in meta() where it matters.
-    unrepresentable: "throw",
-  });
+  const generated = z.toJSONSchema(source.schema(), { target: "draft-2020-12", io: source.io });
   const { $schema, ...rest } = generated;
   const description = sentence(SCHEMA_SUBJECTS[name]);
   return { $schema, $id: schemaId(name), title: source.title, description, ...rest };
@@ -83,12 +81,12 @@ function graderSchema(type: string) {
   const grader = getGrader(type);
   // A grader that compiles its fields (regex) pipes its field object into a transform.
   const fields = grader?.schema instanceof z.ZodPipe ? grader.schema.in : grader?.schema;
-  if (!(fields instanceof z.ZodObject)) {
+  if (!grader || !(fields instanceof z.ZodObject)) {
     throw new Error(`grader type "${type}" has no object of fields to describe`);
   }
   return fields
     .extend({ type: z.literal(type), name: graderHeadSchema.shape.name.describe(NAME_HELP) })
-    .describe(`${type}: ${grader?.describe}`);
+    .describe(`${type}: ${grader.describe}`);
 }
 
 const NAME_HELP = "Unique within the case; the key of the row's marks. Defaults to the type.";
@@ -100,13 +98,14 @@ const NAME_HELP = "Unique within the case; the key of the row's marks. Defaults 
 function configSchema(): z.ZodType {
   const shape: Record<string, z.ZodType> = { ...fileSchema.shape };
   for (const { path, level, message } of LEGACY_KEYS) {
-    const [section, key] = path;
-    const table = section === undefined ? undefined : shape[section];
-    if (level !== "warning" || key === undefined || !(table instanceof z.ZodOptional)) continue;
+    // The error-level keys stop the loader: the strict tables refuse them as they are.
+    const [section = "", key = ""] = path;
+    const table = shape[section];
+    if (level !== "warning" || !(table instanceof z.ZodOptional)) continue;
     const inner = table.unwrap();
     if (!(inner instanceof z.ZodObject)) continue;
     const legacy = z.unknown().optional().meta({ deprecated: true, description: message });
-    shape[section as string] = inner.extend({ [key]: legacy }).optional();
+    shape[section] = inner.extend({ [key]: legacy }).optional();
   }
   const builtins = Object.keys(BUILTIN_AGENTS).map((name) => [
     name,
