@@ -8,14 +8,11 @@ import { runProcess } from "../process/run.js";
  * The package version, from the nearest package.json above this file: src/run, dist/run and
  * the bundle's chunks in dist/bin all sit at different places below it.
  */
-const PACKAGE_JSON = packageJsonAbove(fileURLToPath(import.meta.url));
-
 export const TOOL_VERSION: string = (
-  JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string }
+  JSON.parse(readFileSync(packageJsonAbove(fileURLToPath(import.meta.url)), "utf8")) as {
+    version: string;
+  }
 ).version;
-
-/** The installed package's folder (it holds `schemas/`). */
-export const PACKAGE_ROOT: string = dirname(PACKAGE_JSON);
 
 function packageJsonAbove(file: string): string {
   for (let dir = dirname(file); ; dir = dirname(dir)) {
