@@ -5,8 +5,7 @@
  */
 import { z } from "zod";
 
-const STATUSES = ["passed", "failed", "error"] as const;
-export const statusSchema = z.enum(STATUSES);
+export const statusSchema = z.enum(["passed", "failed", "error"]);
 export type Status = z.output<typeof statusSchema>;
 
 export type RunKind = "checks" | "cases";
@@ -36,7 +35,10 @@ const rowBase = {
     ),
   error: z.string().nullable(),
   cached: z.boolean(),
-  cost: z.number().nullable().describe("US dollars, when [pricing] gives the model's price."),
+  cost: z
+    .number()
+    .nullable()
+    .describe("Null from eb: costs are in report.json (summary.tokens, priced by [pricing])."),
   tags: z.array(z.string()),
 };
 
