@@ -1,60 +1,73 @@
-import { coverageOf } from "../report/coverage.js";
+import { z } from "zod";
+import { coverageOf, coverageShape } from "../report/coverage.js";
 import { applyGate } from "../report/gate.js";
 import type { RowTally } from "../report/row-tally.js";
 import {
-  type RunStats,
-  type RunSummary,
+  runStatsSchema,
   type SummaryOptions,
   summarize,
+  summaryFieldsSchema,
 } from "../report/run-summary.js";
-import type { TargetInfo } from "../run/record.js";
+import { targetInfoSchema } from "../run/record.js";
 import type { CaseTally } from "./tally.js";
 
-export interface ItemSummary {
-  id: string;
-  stratum: string;
-  samples: number;
-  score: number;
-  errors: number;
-  cached: number;
-  problem: string | null;
-}
+const count = z.number().int().min(0);
+
+const itemSummarySchema = z.strictObject({
+  id: z.string(),
+  stratum: z.string(),
+  samples: count,
+  score: z.number().min(0).max(1),
+  errors: count,
+  cached: count,
+  problem: z
+    .string()
+    .nullable()
+    .describe("Why the first failed or errored sample fell short; null if none."),
+});
+export type ItemSummary = z.output<typeof itemSummarySchema>;
 
 /** `report.json` of `eb eval`. */
-export interface CaseReport {
-  schema_version: 1;
-  kind: "cases";
-  run_id: string;
-  project_root: string;
-  output_dir: string;
-  cases_file: string;
-  cases_sha256: string;
-  target: TargetInfo;
-  judge_model: string | null;
-  /** Distinct model version strings the endpoint returned for the target (model targets). */
-  model_versions: string[];
-  judge_model_versions: string[];
-  k: number;
-  temperature: number | null;
-  max_tokens: number | null;
-  started_at: string;
-  completed_at: string;
-  duration_ms: number;
-  interrupted: boolean;
-  /** cases, cases never run, cases × k: an interrupted run's stats are over what ran. */
-  items_planned: number;
-  items_not_run: number;
-  samples_planned: number;
-  stats: RunStats;
-  /** Flaky items, failures per grader, strata, latency, tokens and cost (eb report's view). */
-  summary: Omit<RunSummary, "stats">;
-  /** Minimum share of samples that must pass (1 unless set). */
-  pass_threshold: number;
-  meets_threshold: boolean;
-  /** Completed, no error sample, and the threshold met (the gate of src/report/gate.ts). */
-  run_passed: boolean;
-  items: ItemSummary[];
-}
+export const caseReportSchema = z
+  .strictObject({
+    schema_version: z.literal(1),
+    kind: z.literal("cases"),
+    run_id: z.string(),
+    project_root: z.string(),
+    output_dir: z.string(),
+    cases_file: z.string(),
+    cases_sha256: z.string(),
+    target: targetInfoSchema,
+    judge_model: z.string().nullable(),
+    model_versions: z
+      .array(z.string())
+      .describe("Distinct model version strings the endpoint returned for the target."),
+    judge_model_versions: z.array(z.string()),
+    k: z.number().int().min(1),
+    temperature: z.number().nullable(),
+    max_tokens: z.number().int().nullable(),
+    started_at: z.string(),
+    completed_at: z.string(),
+    duration_ms: z.number().min(0),
+    interrupted: z.boolean(),
+    ...coverageShape,
+    stats: runStatsSchema,
+    summary: summaryFieldsSchema.describe(
+      "Flaky items, failures per grader, strata, latency, tokens and cost (eb report's view).",
+    ),
+    pass_threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe("Minimum share of samples that must pass (1 unless set)."),
+    meets_threshold: z.boolean(),
+    run_passed: z
+      .boolean()
+      .describe("Completed, no error sample, and the threshold met (the gate of eb's runs)."),
+    items: z.array(itemSummarySchema),
+  })
+  .describe("report.json of eb eval (cases).");
+export type CaseReport = z.output<typeof caseReportSchema>;
 
 /** What the report needs beyond the tally. */
 export type CaseReportMeta = Pick<

@@ -21,15 +21,27 @@ export const messageSchema = z.strictObject({
 
 /** Graders are only checked for being a list here; each grader validates its own fields. */
 export const caseLineSchema = z.strictObject({
-  id: z.string().min(1),
+  // The loader refuses the rest (see validId in load.ts) with its own messages.
+  id: z
+    .string()
+    .min(1)
+    .meta({
+      pattern: "^[^/\\\\\\u0000]+$",
+      not: { enum: [".", ".."] },
+      description: "Unique in the file; it names files in the run folder (no /, \\ or . and ..).",
+    }),
   // The article reads a missing stratum as "none"; null means the same.
   stratum: z
     .string()
     .min(1)
     .nullish()
-    .transform((s) => s ?? "none"),
-  messages: z.array(messageSchema).min(1),
-  graders: z.array(z.unknown()).min(1),
+    .transform((s) => s ?? "none")
+    .describe('A label to break results down by; missing or null reads as "none".'),
+  messages: z
+    .array(messageSchema)
+    .min(1)
+    .describe("The conversation sent to the target; the last message is the request."),
+  graders: z.array(z.unknown()).min(1).describe("What decides a sample's pass; all must pass."),
 });
 
 /** The fields every grader has, whatever its type. */

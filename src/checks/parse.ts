@@ -13,55 +13,105 @@ import { z } from "zod";
 import { InputError } from "../errors.js";
 import type { Check, ScriptPlace } from "./types.js";
 
+/**
+ * Values are trimmed before they are checked, so the JSON Schema (`eb schema checks`, which
+ * describes what a file may hold) states the checks on the untrimmed text as patterns.
+ */
+const HAS_TEXT = "\\S";
+const ID_CHARS = "[a-zA-Z0-9_-]+";
+
 const nonEmpty = (field: string) =>
   z
     .string(`${field} must be a string`)
+    .meta({ pattern: HAS_TEXT })
     .transform((value) => value.trim())
     .pipe(z.string().min(1, `${field} must be non-empty`));
 
 const common = {
-  schema_version: z.literal(1, "schema_version must be 1"),
+  schema_version: z.literal(1, "schema_version must be 1").describe("The format's version: 1."),
   id: z
     .string("id must be a string")
+    .meta({
+      pattern: `^\\s*${ID_CHARS}\\s*$`,
+      description: "Letters, digits, _ and -; unique across files.",
+    })
     .transform((value) => value.trim())
     .pipe(
       z
         .string()
         .min(1, "id must be non-empty")
-        .regex(/^[a-zA-Z0-9_-]+$/, "id must match ^[a-zA-Z0-9_-]+$ (letters, digits, _ and -)"),
+        .regex(
+          new RegExp(`^${ID_CHARS}$`),
+          `id must match ^${ID_CHARS}$ (letters, digits, _ and -)`,
+        ),
     ),
-  description: nonEmpty("description"),
-  tags: z.array(z.string(), "tags must be a list of strings").default([]),
+  description: nonEmpty("description").describe("Non-empty text, shown in lists and reports."),
+  tags: z
+    .array(z.string(), "tags must be a list of strings")
+    .default([])
+    .describe("Labels to select checks by (eb run --tag) and to break results down by."),
   // Eval Banana 0.2's rules: entries are kept as written, only a blank one is refused.
   target_paths: z
     .array(
       z
         .string("target_paths entries must be strings")
+        .meta({ pattern: HAS_TEXT })
         .refine((entry) => entry.trim() !== "", "target_paths entries must be non-empty strings"),
       "target_paths must be a list of strings",
     )
-    .optional(),
+    .optional()
+    .meta({
+      deprecated: true,
+      description:
+        "Deprecated (Eval Banana 0.2), still accepted with a warning: name the files in " +
+        'instructions (judges) or find them from ctx["project_root"] (scripts).',
+    }),
 };
+
+/** Set: a non-empty string (an empty `script` counts as absent, as in the refinement below). */
+const isSet = (key: string) => ({
+  required: [key],
+  properties: { [key]: { type: "string", minLength: 1 } },
+});
 
 const deterministicSchema = z
   .strictObject({
     ...common,
-    type: z.literal("deterministic"),
-    script: z.string("script must be a string").optional(),
-    script_path: z.string("script_path must be a string").optional(),
+    type: z.literal("deterministic").describe("A Python script decides."),
+    script: z
+      .string("script must be a string")
+      .optional()
+      .describe("Inline Python; exactly one of script and script_path."),
+    script_path: z
+      .string("script_path must be a string")
+      .optional()
+      .describe(
+        "A Python file, relative to the YAML file's folder; exactly one of script and script_path.",
+      ),
   })
   .refine((check) => Boolean(check.script) !== Boolean(check.script_path), {
     message: "exactly one of script or script_path must be set",
+  })
+  .meta({
+    oneOf: [
+      { ...isSet("script"), not: isSet("script_path") },
+      { ...isSet("script_path"), not: isSet("script") },
+    ],
   });
 
 const harnessJudgeSchema = z.strictObject({
   ...common,
-  type: z.literal("harness_judge"),
-  instructions: nonEmpty("instructions"),
-  model: z.string("model must be a string").min(1, "model must be non-empty").optional(),
+  type: z.literal("harness_judge").describe("An agent CLI judges against the instructions."),
+  instructions: nonEmpty("instructions").describe("What the agent should read and how to score."),
+  model: z
+    .string("model must be a string")
+    .min(1, "model must be non-empty")
+    .optional()
+    .describe("The agent's model for this check; wins over [harness] model."),
 });
 
-const checkSchema = z.discriminatedUnion("type", [deterministicSchema, harnessJudgeSchema], {
+/** One check file; `eb schema checks` prints it as JSON Schema. */
+export const checkSchema = z.discriminatedUnion("type", [deterministicSchema, harnessJudgeSchema], {
   error: "type must be 'deterministic' or 'harness_judge'",
 });
 

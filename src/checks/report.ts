@@ -1,33 +1,42 @@
+import { z } from "zod";
 import { lastCodePoints } from "../process/tail.js";
-import { coverageOf } from "../report/coverage.js";
+import { coverageOf, coverageShape } from "../report/coverage.js";
 import { applyGate } from "../report/gate.js";
-import type { RunStats, RunSummary } from "../report/run-summary.js";
-import type { Status } from "../run/record.js";
+import { type RunSummary, runStatsSchema, summaryFieldsSchema } from "../report/run-summary.js";
+import { type Status, statusSchema } from "../run/record.js";
 import type { CheckType } from "./types.js";
 
+const count = z.number().int().min(0);
+
+/** One sample's result, in the seed's shape. */
+export const checkSampleSchema = z.strictObject({
+  check_id: z.string(),
+  check_type: z.enum(["deterministic", "harness_judge"] satisfies CheckType[]),
+  description: z.string(),
+  source_path: z.string(),
+  tags: z.array(z.string()),
+  status: statusSchema,
+  score: z.number().min(0).max(1).describe("0 or 1; with several samples, the pass fraction."),
+  started_at: z.string(),
+  completed_at: z.string(),
+  duration_ms: z.number().min(0),
+  reason: z.string().nullable(),
+  error_detail: z.string().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  exit_code: z.number().int().nullable(),
+  details: z.record(z.string(), z.unknown()),
+  check_definition_sha256: z.string(),
+});
+
 /** One check's result, in the seed's shape (report.json `checks[]` and `checks/<stem>.json`). */
-export interface CheckResult {
-  check_id: string;
-  check_type: CheckType;
-  description: string;
-  source_path: string;
-  tags: string[];
-  status: Status;
-  /** 0 or 1; with several samples, the pass fraction. */
-  score: number;
-  started_at: string;
-  completed_at: string;
-  duration_ms: number;
-  reason: string | null;
-  error_detail: string | null;
-  stdout: string;
-  stderr: string;
-  exit_code: number | null;
-  details: Record<string, unknown>;
-  check_definition_sha256: string;
-  /** Only with several samples: each sample's result, in sample order. */
-  samples?: CheckResult[];
-}
+export const checkResultSchema = checkSampleSchema.extend({
+  samples: z
+    .array(checkSampleSchema)
+    .optional()
+    .describe("Only with several samples: each sample's result, in sample order."),
+});
+export type CheckResult = z.output<typeof checkResultSchema>;
 
 const SEVERITY: Record<Status, number> = { passed: 0, failed: 1, error: 2 };
 
@@ -49,36 +58,40 @@ export function mergeSamples(samples: readonly CheckResult[]): CheckResult {
 }
 
 /** `report.json` of `eb run`, in the seed's shape (schema_version 1). */
-export interface CheckReport {
-  schema_version: 1;
-  run_id: string;
-  project_root: string;
-  output_dir: string;
-  started_at: string;
-  completed_at: string;
-  duration_ms: number;
-  total_checks: number;
-  passed_checks: number;
-  failed_checks: number;
-  errored_checks: number;
-  points_earned: number;
-  total_points: number;
-  percentage: number;
-  pass_threshold: number;
-  meets_threshold: boolean;
-  run_passed: boolean;
-  /** Present (true) only when Ctrl-C or SIGTERM stopped the run early. */
-  interrupted?: true;
-  /** Checks, checks never run, checks × samples: an interrupted run's stats are over what ran. */
-  items_planned: number;
-  items_not_run: number;
-  samples_planned: number;
-  /** The shared statistics of every kind of run (DESIGN.md), with an interval. */
-  stats: RunStats;
-  /** Flaky checks, failures per check type, breakdown by tag, latency (eb report's view). */
-  summary: Omit<RunSummary, "stats">;
-  checks: CheckResult[];
-}
+export const checkReportSchema = z
+  .strictObject({
+    schema_version: z.literal(1),
+    run_id: z.string(),
+    project_root: z.string(),
+    output_dir: z.string(),
+    started_at: z.string(),
+    completed_at: z.string(),
+    duration_ms: z.number().min(0),
+    total_checks: count,
+    passed_checks: count,
+    failed_checks: count,
+    errored_checks: count,
+    points_earned: z.number().min(0),
+    total_points: count,
+    percentage: z.number().min(0).max(100),
+    pass_threshold: z.number().min(0).max(1),
+    meets_threshold: z.boolean(),
+    run_passed: z.boolean(),
+    interrupted: z
+      .literal(true)
+      .optional()
+      .describe("Present (true) only when Ctrl-C or SIGTERM stopped the run early."),
+    ...coverageShape,
+    stats: runStatsSchema.describe(
+      "The shared statistics of every kind of run (DESIGN.md), with an interval.",
+    ),
+    summary: summaryFieldsSchema.describe(
+      "Flaky checks, failures per check type, breakdown by tag, latency (eb report's view).",
+    ),
+    checks: z.array(checkResultSchema),
+  })
+  .describe("report.json of eb run (checks).");
+export type CheckReport = z.output<typeof checkReportSchema>;
 
 export interface ReportTiming {
   runId: string;

@@ -1,30 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { InputError } from "../errors.js";
-import type { CheckResult } from "./report.js";
+import { type CheckResult, checkSampleSchema } from "./report.js";
 
-const status = z.enum(["passed", "failed", "error"]);
-
-/** `checks/<stem>.json` of one sample, as this program writes it. */
-const sampleResultSchema = z.object({
-  check_id: z.string(),
-  check_type: z.enum(["deterministic", "harness_judge"]),
-  description: z.string(),
-  source_path: z.string(),
-  tags: z.array(z.string()),
-  status,
-  score: z.number().min(0).max(1),
-  started_at: z.string(),
-  completed_at: z.string(),
-  duration_ms: z.number(),
-  reason: z.string().nullable(),
-  error_detail: z.string().nullable(),
-  stdout: z.string(),
-  stderr: z.string(),
-  exit_code: z.number().int().nullable(),
-  details: z.record(z.string(), z.unknown()),
-  check_definition_sha256: z.string(),
-});
+/** `checks/<stem>.json` of one sample, as this program writes it (fields it does not know dropped). */
+const sampleResultSchema = z.object(checkSampleSchema.shape);
 
 /** A sample's result written by an earlier attempt of the run, for `--resume`. */
 export async function readSampleResult(file: string): Promise<CheckResult> {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { CONFIG_RELATIVE_PATH } from "../config/load.js";
 import { CONFIG_TEMPLATE } from "../config/template.js";
 import { EXIT } from "../errors.js";
+import { type SchemaName, schemaFile, schemaId } from "../schemas/names.js";
 import { printError } from "./output.js";
 
 const EXAMPLE_CHECK = path.join("eval_checks", "example.yaml");
@@ -38,11 +39,15 @@ export async function initCommand(flags: { force?: boolean; cwd: string }): Prom
     return EXIT.couldNotRun;
   }
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, CONFIG_TEMPLATE);
+  // Taplo (Even Better TOML) reads this directive; to TOML it is a comment.
+  const configSchema = await schemaReference("config", path.dirname(file));
+  await writeFile(file, `#:schema ${configSchema}\n${CONFIG_TEMPLATE}`);
   const lines = [`Wrote ${file}`];
   if (!(await exists(path.join(root, "eval_checks")))) {
     await mkdir(path.join(root, "eval_checks"));
-    await writeFile(path.join(root, EXAMPLE_CHECK), EXAMPLE_YAML);
+    const checkSchema = await schemaReference("checks", path.join(root, "eval_checks"));
+    const modeline = `# yaml-language-server: $schema=${checkSchema}\n`;
+    await writeFile(path.join(root, EXAMPLE_CHECK), modeline + EXAMPLE_YAML);
     lines.push(`Wrote ${path.join(root, EXAMPLE_CHECK)}`);
   }
   const ignored = await ignoreRunFolders(root);
@@ -57,6 +62,20 @@ export async function initCommand(flags: { force?: boolean; cwd: string }): Prom
   );
   process.stdout.write(`${lines.join("\n")}\n`);
   return EXIT.passed;
+}
+
+/**
+ * Where an editor finds a schema for a file in `fromDir`: the copy in the project's installed
+ * package (relative, so it works offline and always matches the installed version), else this
+ * version's copy on unpkg (eb run through npx or a global install has no copy in the project).
+ */
+async function schemaReference(name: SchemaName, fromDir: string): Promise<string> {
+  const installed = path.join("node_modules", "eval-banana", "schemas", schemaFile(name));
+  for (let dir = fromDir; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, installed);
+    if (await exists(candidate)) return path.relative(fromDir, candidate).split(path.sep).join("/");
+    if (path.dirname(dir) === dir) return schemaId(name);
+  }
 }
 
 /** Appends the run and cache folders to .gitignore (created if missing); returns what it added. */

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import v8 from "node:v8";
-import { Command, CommanderError, Option } from "commander";
+import { Argument, Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
 import { EXIT, InputError, InputProblems, RunStoppedError } from "../errors.js";
 import { TOOL_VERSION } from "../run/provenance.js";
+import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
 import type { LeaderboardFlags } from "./leaderboard.js";
@@ -310,6 +311,19 @@ program
       candidate,
       flags,
     );
+  });
+
+program
+  .command("schema")
+  .summary("print the JSON Schema of a file eval-banana reads or writes")
+  .description(
+    "Print the JSON Schema (draft 2020-12) of one of eval-banana's files, generated from the " +
+      "definitions the loaders use; the same files ship in the package's schemas/ folder. " +
+      `Names: ${SCHEMA_NAMES.map((name) => `${name}, ${SCHEMA_SUBJECTS[name]}`).join("; ")}.`,
+  )
+  .addArgument(new Argument("<name>", "which file's schema").choices(SCHEMA_NAMES))
+  .action(async (name: SchemaName) => {
+    process.exitCode = await (await import("./schema.js")).schemaCommand(name);
   });
 
 function intervalOption(): Option {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SETTINGS, type Section } from "./settings.js";
+import { SETTINGS, type Section, type Setting, sentence } from "./settings.js";
 
 const stringList = z.array(z.string(), "must be a list of strings");
 const stringTable = z.record(z.string(), z.string(), "must be a table of string values");
@@ -23,9 +23,9 @@ export const agentOverrideSchema = z.strictObject({
 export type AgentOverride = z.output<typeof agentOverrideSchema>;
 
 function sectionShape(section: Section): Record<string, z.ZodOptional<z.ZodType>> {
-  const entries = SETTINGS.filter((s) => s.section === section).map((s) => [
+  const entries = SETTINGS.filter((s) => s.section === section).map((s: Setting) => [
     s.key,
-    s.schema.optional(),
+    s.schema.optional().meta({ description: sentence(s.help), default: s.default }),
   ]);
   return Object.fromEntries(entries);
 }

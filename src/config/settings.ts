@@ -274,3 +274,8 @@ function toNumber(kind: Kind, raw: string): number | string {
   const pattern = kind === "integer" ? /^[+-]?\d+$/ : /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
   return pattern.test(trimmed) ? Number(trimmed) : raw;
 }
+
+/** A help text of the table (lower case, no final period) as a sentence. */
+export function sentence(help: string): string {
+  return `${help.charAt(0).toUpperCase()}${help.slice(1)}.`;
+}

@@ -1,5 +1,5 @@
 import { DEFAULT_EXCLUDE_DIRS } from "./load.js";
-import { SETTINGS, type Section, type Setting } from "./settings.js";
+import { SETTINGS, type Section, type Setting, sentence } from "./settings.js";
 
 const WIDTH = 100;
 
@@ -59,11 +59,6 @@ function valueLine(setting: Setting): string {
 function tomlValue(value: string | number): string {
   // A JSON string is a TOML basic string for the values the table holds.
   return typeof value === "string" ? JSON.stringify(value) : String(value);
-}
-
-/** The table's help (lower case, no final period) as a sentence. */
-function sentence(help: string): string {
-  return `${help.charAt(0).toUpperCase()}${help.slice(1)}.`;
 }
 
 /** `# text` wrapped at WIDTH columns. */

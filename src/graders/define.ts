@@ -10,6 +10,8 @@ export type Compiled =
 export interface Grader {
   describe: string;
   usesJudge: boolean;
+  /** Its own fields (without `type` and `name`), for the case file's JSON Schema. */
+  schema: z.ZodType;
   /** Validates a grader's own fields (without `type` and `name`) once, at load time. */
   compile(fields: unknown): Compiled;
 }
@@ -18,6 +20,7 @@ export function defineGrader<S>(def: GraderDefinition<S>): Grader {
   return {
     describe: def.describe,
     usesJudge: def.usesJudge ?? false,
+    schema: def.schema,
     compile(fields) {
       const parsed = def.schema.safeParse(fields);
       if (!parsed.success) return { ok: false, issues: parsed.error.issues };

@@ -1,16 +1,18 @@
+import { z } from "zod";
 import type { RunStats } from "./run-summary.js";
+
+const count = z.number().int().min(0);
 
 /**
  * What a run set out to do, beside what ran (report.json of both kinds): an interrupted run's
  * statistics are those of the items that ran, and these say how many never did.
  */
-export interface Coverage {
-  items_planned: number;
-  /** Items of which no sample ran. */
-  items_not_run: number;
-  /** Items × samples per item. */
-  samples_planned: number;
-}
+export const coverageShape = {
+  items_planned: count,
+  items_not_run: count.describe("Items of which no sample ran."),
+  samples_planned: count.describe("Items × samples per item."),
+};
+export type Coverage = z.output<z.ZodObject<typeof coverageShape>>;
 
 type Ran = Pick<RunStats, "items" | "samples">;
 

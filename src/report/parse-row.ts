@@ -1,4 +1,4 @@
-import type { StoredRow } from "../run/record.js";
+import { type StoredRow, statusSchema } from "../run/record.js";
 
 /** What one line of a rows file holds. */
 export type Line = StoredRow | { manifest: unknown };
@@ -58,7 +58,7 @@ const SIDE_FIELDS: readonly SideField[] = [
   tokens("judge_completion_tokens"),
 ];
 
-const STATUSES = new Set<unknown>(["passed", "failed", "error"]);
+const STATUSES = new Set<unknown>(statusSchema.options);
 
 const SHOWN_CHARS = 60;
 

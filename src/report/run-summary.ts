@@ -1,8 +1,9 @@
+import { z } from "zod";
 import type { Pricing } from "../config/schema.js";
-import { type Adjustment, adjustedLevel } from "../stats/adjust.js";
+import { ADJUSTMENTS, type Adjustment, adjustedLevel } from "../stats/adjust.js";
 import { DEFAULT_INTERVAL_METHOD, passRateInterval } from "../stats/interval.js";
 import { type KInterval, passAtK, passHatK } from "../stats/pass-at-k.js";
-import type { Interval, IntervalMethod } from "../stats/types.js";
+import { INTERVAL_METHODS, type Interval, type IntervalMethod } from "../stats/types.js";
 import type { ItemTally, RowTally, TokenCount } from "./row-tally.js";
 
 export interface SummaryOptions {
@@ -16,67 +17,89 @@ export interface SummaryOptions {
   judgeModel?: string | null;
 }
 
+const count = z.number().int().min(0);
+const share = z.number().min(0).max(1);
+
+const kStatsSchema = z.strictObject({
+  k: z.number().int().min(1),
+  estimate: share,
+  ci_low: share,
+  ci_high: share,
+});
+export type KStats = z.output<typeof kStatsSchema>;
+
 /** `report.json` → `stats` (DESIGN.md); bounds are null when there are no items. */
-export interface RunStats {
-  items: number;
-  samples: number;
-  /** Samples that passed (the sum of sample scores, each 0 or 1 in eb's own runs). */
-  passed: number;
-  pass_rate: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  ci_level: number;
-  ci_method: IntervalMethod;
-  flaky: number;
-  errors: number;
-  cached: number;
-  /** Chance that at least one of k samples passes (k = fewest samples of any item); null at k = 1. */
-  pass_at_k: KStats | null;
-  /** Chance that all k samples pass; null at k = 1. */
-  pass_hat_k: KStats | null;
-}
+export const runStatsSchema = z.strictObject({
+  items: count,
+  samples: count,
+  passed: z
+    .number()
+    .min(0)
+    .describe("Samples that passed (the sum of sample scores, each 0 or 1 in eb's own runs)."),
+  pass_rate: share.nullable(),
+  ci_low: share.nullable(),
+  ci_high: share.nullable(),
+  ci_level: share,
+  ci_method: z.enum(INTERVAL_METHODS),
+  flaky: count,
+  errors: count,
+  cached: count,
+  pass_at_k: kStatsSchema
+    .nullable()
+    .describe(
+      "Chance that at least one of k samples passes (k = fewest samples of any item); null at k = 1.",
+    ),
+  pass_hat_k: kStatsSchema.nullable().describe("Chance that all k samples pass; null at k = 1."),
+});
+export type RunStats = z.output<typeof runStatsSchema>;
 
-export interface KStats {
-  k: number;
-  estimate: number;
-  ci_low: number;
-  ci_high: number;
-}
+const groupStatsSchema = z.strictObject({
+  name: z.string(),
+  items: count,
+  samples: count,
+  pass_rate: share.nullable(),
+  ci_low: share.nullable(),
+  ci_high: share.nullable(),
+});
+export type GroupStats = z.output<typeof groupStatsSchema>;
 
-export interface GroupStats {
-  name: string;
-  items: number;
-  samples: number;
-  pass_rate: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-}
-
+const breakdownSchema = z
+  .strictObject({
+    by: z.enum(["stratum", "tag"]),
+    adjust: z.enum(ADJUSTMENTS),
+    level: share.describe(
+      "The level of each group's interval: the run's level, or higher when adjusted.",
+    ),
+    groups: z.array(groupStatsSchema),
+  })
+  .describe("Per-stratum (cases) or per-tag (checks) intervals, each at `level`.");
 /** Per-stratum (cases) or per-tag (checks) intervals, each at `level` (adjusted or not). */
-export interface Breakdown {
-  by: "stratum" | "tag";
-  adjust: Adjustment;
-  /** The level of each group's interval: the run's level, or higher when adjusted. */
-  level: number;
-  groups: GroupStats[];
-}
+export type Breakdown = z.output<typeof breakdownSchema>;
 
-export interface TokenCost extends TokenCount {
-  model: string;
-  /** Null when the model has no price in [pricing]. */
-  cost: number | null;
-}
+const tokenCostSchema = z.strictObject({
+  model: z.string(),
+  input: count,
+  output: count,
+  cost: z.number().min(0).nullable().describe("Null when the model has no price in [pricing]."),
+});
+export type TokenCost = z.output<typeof tokenCostSchema>;
 
-export interface RunSummary {
-  stats: RunStats;
-  /** Items scored strictly between 0 and 1, lowest score first. */
-  flaky: { id: string; score: number; samples: number }[];
-  /** Failed marks per grader, most first. */
-  graders: { name: string; failures: number }[];
-  breakdown: Breakdown | null;
-  latency: { p50: number; p95: number; uncached: number } | null;
-  tokens: { target: TokenCost[]; judge: TokenCost | null };
-}
+/** report.json's `summary`: everything of a run summary but its stats, which have their own field. */
+export const summaryFieldsSchema = z.strictObject({
+  flaky: z
+    .array(z.strictObject({ id: z.string(), score: share, samples: count }))
+    .describe("Items scored strictly between 0 and 1, lowest score first."),
+  graders: z
+    .array(z.strictObject({ name: z.string(), failures: count }))
+    .describe("Failed marks per grader, most first."),
+  breakdown: breakdownSchema.nullable(),
+  latency: z
+    .strictObject({ p50: z.number().min(0), p95: z.number().min(0), uncached: count })
+    .nullable(),
+  tokens: z.strictObject({ target: z.array(tokenCostSchema), judge: tokenCostSchema.nullable() }),
+});
+
+export type RunSummary = { stats: RunStats } & z.output<typeof summaryFieldsSchema>;
 
 /** Everything `eb report` says about a run, from its per-item aggregates. */
 export function summarize(tally: RowTally, options: SummaryOptions = {}): RunSummary {

@@ -1,46 +1,16 @@
 import { z } from "zod";
-import type { Manifest, RunKind } from "./record.js";
+import { MANIFEST_SHAPES, type Manifest, type RunKind } from "./record.js";
 
-const text = z.string();
-const nullableText = z.string().nullable();
-
-const base = {
-  tool: z.literal("eval-banana"),
-  version: text,
-  run_id: text,
-  git_commit: nullableText,
-  project_root: text,
-  definitions: z.record(z.string(), z.string()),
-  items_planned: z.number().int().min(0).optional(),
-  command: z.array(z.string()).nullable(),
-  started_at: text,
-  // Runs of earlier versions wrote these only at the end.
-  ended_at: nullableText.default(null),
+/** Earlier versions wrote these only at the end. */
+const lenient = {
+  ended_at: z.string().nullable().default(null),
   interrupted: z.boolean().nullable().default(null),
-  resumes: z.number().int().min(0).optional(),
 };
 
-const targetInfo = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("model"), model: text, api_base: text }),
-  z.object({ kind: z.literal("command"), command: text }),
-]);
-
+// Loose: a run of a later version may add fields.
 const manifestSchema = z.discriminatedUnion("kind", [
-  z.looseObject({ ...base, kind: z.literal("checks"), samples: z.number().int().min(1) }),
-  z.looseObject({
-    ...base,
-    kind: z.literal("cases"),
-    cases_file: text,
-    cases_sha256: text,
-    target: targetInfo,
-    judge_model: nullableText,
-    k: z.number().int().min(1),
-    temperature: z.number().nullable(),
-    max_tokens: z.number().int().nullable(),
-    model_versions: z.array(z.string()).optional(),
-    judge_model_versions: z.array(z.string()).optional(),
-    versions_not_listed: z.number().int().optional(),
-  }),
+  z.looseObject({ ...MANIFEST_SHAPES.checks, ...lenient }),
+  z.looseObject({ ...MANIFEST_SHAPES.cases, ...lenient }),
 ]);
 
 /** The manifest of a run folder this program wrote, or null when it is not one. */

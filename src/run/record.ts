@@ -1,53 +1,75 @@
 /**
  * What every kind of run writes, in one place: the rows of `rows.jsonl`, the manifest on its
  * first line, and which manifest fields must not change for `--resume`. Field names are fixed
- * (DESIGN.md), so other tools can read them.
+ * (DESIGN.md), so other tools can read them; `eb schema rows` prints these schemas.
  */
+import { z } from "zod";
 
-export type Status = "passed" | "failed" | "error";
+export const statusSchema = z.enum(["passed", "failed", "error"]);
+export type Status = z.output<typeof statusSchema>;
 
 export type RunKind = "checks" | "cases";
 
+const count = z.number().int().min(0);
+const tokens = count.nullable();
+
 /** The fields every row has, whatever produced it. */
-interface RowBase {
-  id: string;
-  sample: number;
-  score: 0 | 1;
-  status: Status;
-  /** Pass/fail of each grader (for a check: its type). Empty for an error before grading. */
-  marks: Record<string, boolean>;
-  ms: number;
-  model: string | null;
-  /**
-   * Why a failed or errored sample fell short, in one line (an assertion message, what a grader
-   * expected and got, a judge's reason, an error); null when it passed.
-   */
-  reason: string | null;
-  error: string | null;
-  cached: boolean;
-  cost: number | null;
-  tags: string[];
-}
+const rowBase = {
+  id: z.string().describe("The item: a check's id or a case's id."),
+  sample: count.describe("The sample's number, from 0."),
+  score: z.union([z.literal(0), z.literal(1)]),
+  status: statusSchema,
+  marks: z
+    .record(z.string(), z.boolean())
+    .describe(
+      "Pass/fail of each grader (for a check: its type). Empty for an error before grading.",
+    ),
+  ms: z.number().min(0).describe("How long the sample took, in milliseconds."),
+  model: z.string().nullable(),
+  reason: z
+    .string()
+    .nullable()
+    .describe(
+      "Why a failed or errored sample fell short, in one line (an assertion message, what a " +
+        "grader expected and got, a judge's reason, an error); null when it passed.",
+    ),
+  error: z.string().nullable(),
+  cached: z.boolean(),
+  cost: z
+    .number()
+    .nullable()
+    .describe("Null from eb: costs are in report.json (summary.tokens, priced by [pricing])."),
+  tags: z.array(z.string()),
+};
 
 /** One sample of one check (`eb run`). */
-export type CheckRow = RowBase;
+export const checkRowSchema = z.strictObject(rowBase).describe("One sample of one check (eb run).");
+export type CheckRow = z.output<typeof checkRowSchema>;
 
 /** One sample of one case (`eb eval`), with the article's field names. */
-export interface CaseRow extends RowBase {
-  /** The model name the run was asked for (or the command line). */
-  model: string;
-  /** Why graders failed; present only when one said so. */
-  reasons?: Record<string, string>;
-  stratum: string;
-  /** The model version string the endpoint returned, when there was a response. */
-  model_version: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  /** Summed over the judge calls made while grading this sample; null when none reported. */
-  judge_prompt_tokens: number | null;
-  judge_completion_tokens: number | null;
-  text: string | null;
-}
+export const caseRowSchema = z
+  .strictObject({
+    ...rowBase,
+    model: z.string().describe("The model name the run was asked for (or the command line)."),
+    reasons: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("Why graders failed; present only when one said so."),
+    stratum: z.string(),
+    model_version: z
+      .string()
+      .nullable()
+      .describe("The model version string the endpoint returned, when there was a response."),
+    prompt_tokens: tokens,
+    completion_tokens: tokens,
+    judge_prompt_tokens: tokens.describe(
+      "Summed over the judge calls made while grading this sample; null when none reported.",
+    ),
+    judge_completion_tokens: tokens,
+    text: z.string().nullable().describe("The answer."),
+  })
+  .describe("One sample of one case (eb eval).");
+export type CaseRow = z.output<typeof caseRowSchema>;
 
 export type Row = CheckRow | CaseRow;
 
@@ -77,62 +99,103 @@ export interface StoredRow {
   cost?: number | null;
 }
 
+export const targetInfoSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("model"), model: z.string(), api_base: z.string() }),
+  z.strictObject({ kind: z.literal("command"), command: z.string() }),
+]);
 /** What produced a case run's outputs: a model behind an endpoint, or a command. */
-export type TargetInfo =
-  | { kind: "model"; model: string; api_base: string }
-  | { kind: "command"; command: string };
+export type TargetInfo = z.output<typeof targetInfoSchema>;
 
 /** The manifest fields of every run. */
-export interface ManifestBase {
-  tool: "eval-banana";
-  version: string;
-  run_id: string;
-  /** The commit checked out in the project under test; null outside git. */
-  git_commit: string | null;
-  project_root: string;
-  /** Digest of every definition, by check id or case file. */
-  definitions: Record<string, string>;
-  /** Checks or cases the run set out with (what `eb report` counts as never run); absent before 0.4. */
-  items_planned?: number;
-  /** The command line, secrets removed; null when run through the library. */
-  command: string[] | null;
-  started_at: string;
-  /** Set when the run ends; null means it never got there (killed). */
-  ended_at: string | null;
-  interrupted: boolean | null;
-  /** How many times `--resume` picked the run up again; absent before the first. */
-  resumes?: number;
-}
+const manifestBase = {
+  tool: z.literal("eval-banana"),
+  version: z.string(),
+  run_id: z.string(),
+  git_commit: z
+    .string()
+    .nullable()
+    .describe("The commit checked out in the project under test; null outside git."),
+  project_root: z.string(),
+  definitions: z
+    .record(z.string(), z.string())
+    .describe("Digest of every definition, by check id or case file."),
+  items_planned: count
+    .optional()
+    .describe(
+      "Checks or cases the run set out with (what eb report counts as never run); absent before 0.4.",
+    ),
+  command: z
+    .array(z.string())
+    .nullable()
+    .describe("The command line, secrets removed; null when run through the library."),
+  started_at: z.string(),
+  ended_at: z
+    .string()
+    .nullable()
+    .describe("Set when the run ends; null means it never got there (killed)."),
+  interrupted: z.boolean().nullable(),
+  resumes: count
+    .optional()
+    .describe("How many times --resume picked the run up again; absent before the first."),
+};
+export type ManifestBase = z.output<z.ZodObject<typeof manifestBase>>;
 
 /** The settings of an `eb run` that change its results. */
-export interface CheckSettings {
-  kind: "checks";
-  samples: number;
-}
+const checkSettings = { kind: z.literal("checks"), samples: z.number().int().min(1) };
+export type CheckSettings = z.output<z.ZodObject<typeof checkSettings>>;
 
 /** The settings of an `eb eval` that change its results. */
-export interface CaseSettings {
-  kind: "cases";
-  cases_file: string;
-  cases_sha256: string;
-  target: TargetInfo;
-  judge_model: string | null;
-  k: number;
-  temperature: number | null;
-  max_tokens: number | null;
-}
+const caseSettings = {
+  kind: z.literal("cases"),
+  cases_file: z.string(),
+  cases_sha256: z.string(),
+  target: targetInfoSchema,
+  judge_model: z.string().nullable(),
+  k: z.number().int().min(1),
+  temperature: z.number().nullable(),
+  max_tokens: z.number().int().nullable(),
+};
+export type CaseSettings = z.output<z.ZodObject<typeof caseSettings>>;
 
 /** Known only as a case run ends: the model versions that answered. */
-export interface CaseClosing {
-  model_versions: string[];
-  judge_model_versions: string[];
-  /** Versions cut from the manifest line for lack of room (all are in report.json). */
-  versions_not_listed?: number;
-}
+const caseClosing = {
+  model_versions: z.array(z.string()),
+  judge_model_versions: z.array(z.string()),
+  versions_not_listed: count
+    .optional()
+    .describe("Versions cut from the manifest line for lack of room (all are in report.json)."),
+};
+export type CaseClosing = z.output<z.ZodObject<typeof caseClosing>>;
 
-export type CheckManifest = ManifestBase & CheckSettings;
-export type CaseManifest = ManifestBase & CaseSettings & Partial<CaseClosing>;
+/**
+ * The manifest's fields by kind, as this version writes them; manifest.ts reads them back more
+ * leniently (earlier versions wrote less).
+ */
+export const MANIFEST_SHAPES = {
+  checks: { ...manifestBase, ...checkSettings },
+  cases: {
+    ...manifestBase,
+    ...caseSettings,
+    model_versions: caseClosing.model_versions.optional(),
+    judge_model_versions: caseClosing.judge_model_versions.optional(),
+    versions_not_listed: caseClosing.versions_not_listed,
+  },
+};
+
+export const manifestSchema = z.discriminatedUnion("kind", [
+  z.strictObject(MANIFEST_SHAPES.checks),
+  z.strictObject(MANIFEST_SHAPES.cases),
+]);
+export type CheckManifest = z.output<z.ZodObject<typeof MANIFEST_SHAPES.checks>>;
+export type CaseManifest = z.output<z.ZodObject<typeof MANIFEST_SHAPES.cases>>;
 export type Manifest = CheckManifest | CaseManifest;
+
+/** One line of rows.jsonl: the manifest (the first line) or a row. */
+export const rowsLineSchema = z.union([
+  z.strictObject({ manifest: manifestSchema }).describe("The first line: the run's manifest."),
+  checkRowSchema,
+  caseRowSchema,
+]);
 
 export type SettingsOf<K extends RunKind> = K extends "checks" ? CheckSettings : CaseSettings;
 export type ManifestOf<K extends RunKind> = K extends "checks" ? CheckManifest : CaseManifest;

@@ -4,7 +4,8 @@
  * item scores, kept as the reference method; it undercovers for small n or rates near 0 or 1
  * (20 of 20 passing gives [1, 1]).
  */
-export type IntervalMethod = "clopper-pearson" | "bootstrap";
+export const INTERVAL_METHODS = ["clopper-pearson", "bootstrap"] as const;
+export type IntervalMethod = (typeof INTERVAL_METHODS)[number];
 
 /** An interval of a pass rate or of a paired delta. Bounds are NaN when there are no items. */
 export interface Interval {
