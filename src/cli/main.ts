@@ -233,6 +233,10 @@ program
   .argument("<run>", "run folder or rows file; latest (latest~1, …) for the newest run folders")
   .option("--json", "print the stats object (and breakdowns, every failing item) as JSON")
   .option("--all", "list every item that fell short, with its reason (default: the worst 10)")
+  .option(
+    "--html <FILE>",
+    "also write the run as one self-contained HTML page to FILE (summary, items, drill-down)",
+  )
   .addOption(intervalOption())
   .addOption(levelOption())
   .addOption(adjustOption())
@@ -268,6 +272,10 @@ program
   .option(
     "--junit <FILE>",
     "also write JUnit XML to FILE: a testcase per paired item (failure: it broke) and one for the gate",
+  )
+  .option(
+    "--html <FILE>",
+    "also write the comparison as one self-contained HTML page to FILE (broke/fixed side by side)",
   )
   .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
   .action(async (baseline: string, candidate: string, flags: CompareFlags) => {
