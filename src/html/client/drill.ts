@@ -71,7 +71,7 @@ function content(row: Row, messagesNote: string | null): HTMLElement[] {
     parts.push(
       h(
         "div",
-        { class: "side" },
+        { class: "side", "data-test": `side-${i}` },
         h(
           "div",
           {},

@@ -183,7 +183,10 @@ function tableRow(
   );
   tr.addEventListener("click", () => open(row, tr));
   tr.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") open(row, tr);
+    if (event.key !== "Enter") return;
+    // Else the same keystroke would go on to press the dialog's focused Close button.
+    event.preventDefault();
+    open(row, tr);
   });
   return tr;
 }
