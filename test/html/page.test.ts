@@ -114,9 +114,7 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     await page.keyboard.press("Escape");
     expect(await page.$("dialog[open]")).toBeNull();
     // Focus is back on the row, so the keyboard user goes on from there.
-    expect(await page.evaluate("document.activeElement?.getAttribute('data-id')")).toBe(
-      "greet-2",
-    );
+    expect(await page.evaluate("document.activeElement?.getAttribute('data-id')")).toBe("greet-2");
   });
 
   it("an answer holding </script><img onerror> is shown as text: no element, no script ran", async () => {
