@@ -56,10 +56,10 @@ section.card > h2 { font-size: 1rem; margin: 0 0 12px; font-weight: 650; }
 .ibar .dot { position: absolute; top: -3px; bottom: -3px; width: 3px; margin-left: -1.5px;
   background: var(--text); border-radius: 2px; }
 .ibar .zero { position: absolute; top: -4px; bottom: -4px; width: 1px; background: var(--muted); }
-.ibar .margin { position: absolute; top: -4px; bottom: -4px; width: 0; border-left: 2px dashed var(--fail); }
+.ibar .margin { position: absolute; top: -5px; bottom: -5px; width: 0; border-left: 3px dashed var(--fail); }
 .scale { display: flex; justify-content: space-between; color: var(--muted); font-size: .75rem;
   font-variant-numeric: tabular-nums; }
-.stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 10px; }
+.stats { margin-top: 16px; display: grid; grid-template-columns: repeat(auto-fill, minmax(130px, 1fr)); gap: 10px; }
 .stat { background: var(--surface-2); border-radius: 10px; padding: 10px 12px; }
 .stat .label { color: var(--muted); font-size: .78rem; text-transform: uppercase; letter-spacing: .04em; }
 .stat .value { font-size: 1.25rem; font-weight: 650; font-variant-numeric: tabular-nums; }
@@ -74,7 +74,7 @@ th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--bor
 th { font-size: .78rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
 table.defs td { font-family: var(--mono); font-size: .8rem; overflow-wrap: anywhere; }
 .chart { width: 100%; }
-.chart-row { display: grid; grid-template-columns: minmax(120px, 220px) 1fr 150px; gap: 12px;
+.chart-row { display: grid; grid-template-columns: minmax(120px, 220px) 1fr 200px; gap: 12px;
   align-items: center; padding: 5px 0; }
 .chart-row .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .chart-row .figure { font-variant-numeric: tabular-nums; text-align: right; font-size: .9rem; }
@@ -92,7 +92,7 @@ input[type="search"] { flex: 1 1 240px; min-width: 200px; padding: 6px 12px; bor
 table.items tbody tr { cursor: pointer; }
 table.items tbody tr:hover { background: var(--surface-2); }
 table.items tbody tr:focus-visible { outline-offset: -2px; }
-table.items td.id { font-family: var(--mono); font-size: .85rem; overflow-wrap: anywhere; }
+table.items td.id { font-family: var(--mono); font-size: .85rem; overflow-wrap: anywhere; min-width: 14ch; }
 table.items td.score { font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.items td.reason { color: var(--muted); font-size: .88rem; overflow-wrap: anywhere; }
 .tags { display: flex; flex-wrap: wrap; gap: 4px; }
@@ -124,6 +124,7 @@ dialog::backdrop { background: rgba(10, 12, 16, .55); }
 .text-block { background: var(--surface-2); border-radius: 8px; padding: 8px 10px; margin: 6px 0;
   max-height: 360px; overflow: auto; }
 .text-block .label { font-size: .75rem; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; }
+.sample p { font-size: .9rem; margin: 6px 0; }
 .marks td, .marks th { padding: 4px 8px; font-size: .88rem; }
 a { color: var(--accent); }
 .links { display: flex; flex-wrap: wrap; gap: 10px; font-size: .85rem; margin-top: 6px; }

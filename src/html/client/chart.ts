@@ -21,7 +21,7 @@ export function breakdownChart(run: RunView): HTMLElement | null {
     low: g.ci_low,
     high: g.ci_high,
     figure: `${fixed(g.pass_rate)} [${fixed(g.ci_low)}, ${fixed(g.ci_high)}]`,
-    detail: `${g.items} items`,
+    detail: `${g.items} item${g.items === 1 ? "" : "s"}`,
   }));
   const adjusted =
     b.adjust === "bonferroni"

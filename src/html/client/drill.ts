@@ -47,7 +47,7 @@ export function drillDown(messagesNote: string | null): {
 
 function content(row: Row, messagesNote: string | null): HTMLElement[] {
   const { item, base } = row;
-  const parts: HTMLElement[] = [about(item)];
+  const parts: HTMLElement[] = [about(item, base !== null && base !== item ? base : null)];
   if (item.messages) {
     parts.push(
       h("h3", {}, "Messages"),
@@ -90,7 +90,7 @@ function content(row: Row, messagesNote: string | null): HTMLElement[] {
   return parts;
 }
 
-function about(item: ItemView): HTMLElement {
+function about(item: ItemView, base: ItemView | null): HTMLElement {
   const list = h("dl", { class: "kv" });
   const add = (key: string, value: string | null) => {
     if (value) list.append(h("dt", {}, key), h("dd", {}, value));
@@ -103,6 +103,11 @@ function about(item: ItemView): HTMLElement {
     "samples",
     `${item.passed} of ${item.n} passed${item.errors > 0 ? `, ${item.errors} errors` : ""}${item.cached > 0 ? `, ${item.cached} cached` : ""}`,
   );
+  if (base)
+    add(
+      "baseline",
+      `${base.passed} of ${base.n} passed${base.problem ? ` · ${base.problem}` : ""}`,
+    );
   add("why it fell short", item.problem);
   return list;
 }
@@ -125,12 +130,6 @@ function sampleView(sample: SampleView): HTMLElement {
       h("span", { class: "muted" }, meta),
     ),
   );
-  if (sample.marks.length > 0) card.append(marks(sample));
-  if (sample.reason)
-    card.append(
-      h("p", { "data-test": "reason" }, h("span", { class: "muted" }, "reason: "), sample.reason),
-    );
-  if (sample.error) card.append(h("p", { class: "warn" }, `error: ${sample.error}`));
   for (const [label, text] of [
     ["answer", sample.answer],
     ["judge prompt", sample.prompt],
@@ -139,6 +138,15 @@ function sampleView(sample: SampleView): HTMLElement {
   ] as const) {
     if (text) card.append(textBlock(label, text));
   }
+  if (sample.marks.length > 0) card.append(marks(sample));
+  // A case's reason repeats its graders' reasons; a check's (or a judge's) is its only one.
+  const explained = sample.marks.some((mark) => mark.reason !== null);
+  if (sample.reason && !explained) {
+    card.append(
+      h("p", { "data-test": "reason" }, h("span", { class: "muted" }, "reason: "), sample.reason),
+    );
+  }
+  if (sample.error) card.append(h("p", { class: "warn" }, `error: ${sample.error}`));
   if (sample.links.length > 0) {
     card.append(
       h("div", { class: "links" }, ...sample.links.map((link) => fileLink(link.label, link.href))),

@@ -191,8 +191,10 @@ function tableRow(
   return tr;
 }
 
+/** `3/4` samples passed; a fractional score (rows of other programs) as the mean. */
 function scoreOf(item: ItemView): string {
-  return `${item.passed}/${item.n}`;
+  if (Number.isInteger(item.passed)) return `${item.passed}/${item.n}`;
+  return (item.passed / item.n).toFixed(2);
 }
 
 function groupCell(item: ItemView): HTMLElement {

@@ -29,7 +29,7 @@ export function summaryView(run: RunView, heading: string): HTMLElement {
     { class: "card", "aria-labelledby": "summary-title" },
     h("h2", { id: "summary-title" }, heading),
     hero,
-    h("div", { class: "stats", style: undefined }, ...stats(run)),
+    h("div", { class: "stats" }, ...stats(run)),
   );
 }
 
@@ -85,10 +85,9 @@ function stat(label: string, value: string, detail: string): HTMLElement {
 }
 
 /** Tool version, commit, times, command and every definition's digest. */
-export function manifestView(run: RunView): HTMLElement {
+export function manifestView(run: RunView, title = "Manifest"): HTMLElement {
   const m = run.manifest;
-  const section = h("section", { class: "card", "aria-labelledby": "manifest-title" });
-  section.append(h("h2", { id: "manifest-title" }, "Manifest"));
+  const section = h("section", { class: "card" }, h("h2", {}, title));
   if (m === null) {
     section.append(
       h("p", { class: "muted" }, `${run.location}: rows without an eval-banana manifest.`),
