@@ -117,10 +117,14 @@ interface SampleFiles {
 
 function sampleView(row: StoredRow, files: SampleFiles): SampleView {
   const reasons = row.reasons ?? {};
-  const marks: Mark[] = Object.entries(row.marks ?? {}).map(([grader, passed]) => ({
+  const reason = typeof row.reason === "string" ? row.reason : null;
+  const entries = Object.entries(row.marks ?? {});
+  // A check has one grader (its type) and says why in the row's reason.
+  const only = entries.length === 1 ? reason : null;
+  const marks: Mark[] = entries.map(([grader, passed]) => ({
     grader,
     passed,
-    reason: typeof reasons[grader] === "string" ? reasons[grader] : null,
+    reason: typeof reasons[grader] === "string" ? reasons[grader] : passed ? null : only,
   }));
   const { text } = row as { text?: unknown };
   return {
@@ -129,7 +133,7 @@ function sampleView(row: StoredRow, files: SampleFiles): SampleView {
     ms: typeof row.ms === "number" ? row.ms : null,
     cached: row.cached === true,
     marks,
-    reason: typeof row.reason === "string" ? row.reason : null,
+    reason,
     error: typeof row.error === "string" ? row.error : null,
     answer: typeof text === "string" ? capHead(text, null) : null,
     stdout: files.stdout ?? null,
@@ -174,7 +178,7 @@ async function checkFiles(
       stream("stderr", file?.stderr),
       fileHead(path.join(runDir, relative(".prompt.txt")), href(relative(".prompt.txt"))),
     ]);
-    const links = file ? [{ label: `${stem}.json`, href: href(relative(".json")) }] : [];
+    const links = file ? [{ label: "result (JSON)", href: href(relative(".json")) }] : [];
     samples.push(sampleView(row, { stdout, stderr, prompt, links }));
   }
   return { description, source, samples };
