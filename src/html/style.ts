@@ -55,6 +55,7 @@ section.card > h2 { font-size: 1rem; margin: 0 0 12px; font-weight: 650; }
 .ibar .band { position: absolute; top: 3px; bottom: 3px; background: var(--band); border-radius: 4px; }
 .ibar .dot { position: absolute; top: -3px; bottom: -3px; width: 3px; margin-left: -1.5px;
   background: var(--text); border-radius: 2px; }
+.ibar .zero, .ibar .margin { z-index: 1; }
 .ibar .zero { position: absolute; top: -4px; bottom: -4px; width: 1px; background: var(--muted); }
 .ibar .margin { position: absolute; top: -5px; bottom: -5px; width: 0; border-left: 3px dashed var(--fail); }
 .scale { display: flex; justify-content: space-between; color: var(--muted); font-size: .75rem;

@@ -131,10 +131,11 @@ export function itemsView(
       );
     }
     const total = state.shown.length;
+    const noun = total === 1 ? "item" : "items";
     status.textContent =
       total === 0
-        ? "0 items"
-        : `${count(start + 1)}–${count(start + slice.length)} of ${count(total)} items`;
+        ? "no items"
+        : `${count(start + 1)}–${count(start + slice.length)} of ${count(total)} ${noun}`;
     prev.disabled = state.page === 0;
     next.disabled = state.page >= pages - 1;
   }
