@@ -84,7 +84,7 @@ addSettingOptions(
         .command("run")
         .summary("run the discovered checks")
         .description(
-          "Run the discovered checks and write a run folder (report.json, report.md, " +
+          "Run the discovered checks and write a run folder (report.json, report.md, report.html, " +
             "rows.jsonl, checks/). Exit 0: passed; 1: below the threshold or any error; " +
             "2: could not run (nothing ran); 130: interrupted (what finished is written).",
         )
@@ -141,7 +141,8 @@ unless --no-cache; --target outputs only with --cache. Re-running an unchanged s
 call. Delete the folder to clear the cache.
 
 Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest line, then one row per
-case x sample, appended as samples finish), report.json and report.md; a summary on stdout.
+case x sample, appended as samples finish), report.json, report.md and report.html (the run as
+one self-contained page: open it in a browser); a summary on stdout.
 The pass rate is the mean over cases of each case's mean sample score.
 
 Gate (the same rule as eb run): the run passes when the share of samples that passed is at

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { PageModel } from "./model.js";
 import { STYLE } from "./style.js";
@@ -7,14 +7,21 @@ import { STYLE } from "./style.js";
 /**
  * The page's script, compiled from client/ by the build (rolldown.config.mjs) to dist/html/.
  * The same relative URL reaches it from the library (dist/html/page.js) and from the bundled
- * CLI (dist/bin/*.js); it is read once, when the first page is built.
+ * CLI (dist/bin/*.js); run from source (the tests), this file finds the build's copy. It is read
+ * once, when the first page is built.
  */
-const CLIENT_URL = new URL("../html/client.js", import.meta.url);
+const CLIENT_URLS = [
+  new URL("../html/client.js", import.meta.url),
+  new URL("../../dist/html/client.js", import.meta.url),
+];
 
 let client: string | null = null;
 
 function clientScript(): string {
-  client ??= readFileSync(fileURLToPath(CLIENT_URL), "utf8");
+  client ??= readFileSync(
+    fileURLToPath(CLIENT_URLS.find((url) => existsSync(url)) ?? CLIENT_URLS[0]!),
+    "utf8",
+  );
   return client;
 }
 
