@@ -135,7 +135,7 @@ function sampleView(row: StoredRow, files: SampleFiles): SampleView {
     marks,
     reason,
     error: typeof row.error === "string" ? row.error : null,
-    answer: typeof text === "string" ? capHead(text, null) : null,
+    answer: typeof text === "string" ? cap(text, "head", null) : null,
     stdout: files.stdout ?? null,
     stderr: files.stderr ?? null,
     prompt: files.prompt ?? null,
@@ -171,7 +171,7 @@ async function checkFiles(
         path.join(runDir, relative(`.${name}.txt`)),
         href(relative(`.${name}.txt`)),
       );
-      return tail ?? (fallback ? capTail(fallback, null) : null);
+      return tail ?? (fallback ? cap(fallback, "tail", null) : null);
     };
     const [stdout, stderr, prompt] = await Promise.all([
       stream("stdout", file?.stdout),
@@ -244,24 +244,19 @@ function hrefFrom(pageDir: string, runDir: string): (relative: string) => string
   return (relative) => [...base, ...relative.split("/")].map(encodeURIComponent).join("/");
 }
 
-export function capHead(text: string, href: string | null): Capped {
-  const cut = text.length > CAP;
-  return {
-    text: cut ? head(text, CAP) : text,
-    total: text.length,
-    unit: "characters",
-    kept: cut ? "head" : null,
-    href,
-  };
-}
+const KEEP = {
+  head: (text: string) => head(text, CAP),
+  tail: (text: string) => lastCodePoints(text, CAP),
+};
 
-export function capTail(text: string, href: string | null): Capped {
+/** `text` cut to CAP characters at the end that matters: an answer's head, a stream's tail. */
+function cap(text: string, end: "head" | "tail", href: string | null): Capped {
   const cut = text.length > CAP;
   return {
-    text: cut ? lastCodePoints(text, CAP) : text,
+    text: cut ? KEEP[end](text) : text,
     total: text.length,
     unit: "characters",
-    kept: cut ? "tail" : null,
+    kept: cut ? end : null,
     href,
   };
 }
@@ -287,7 +282,7 @@ async function fileHead(file: string, href: string): Promise<Capped | null> {
   );
   if (size === null || size === 0) return null;
   const text = await readRange(file, 0, Math.min(size, CAP * 4));
-  const capped = capHead(text, href);
+  const capped = cap(text, "head", href);
   const whole = size <= CAP * 4 && capped.kept === null;
   return { ...capped, total: size, unit: "bytes", kept: whole ? null : "head" };
 }

@@ -9,7 +9,7 @@ export const STYLE = `
   --text: #1c2024; --muted: #57606a; --accent: #0b57d0; --brand: #f5c518;
   --pass: #1a7f37; --pass-bg: #dafbe1; --fail: #c4222d; --fail-bg: #ffebe9;
   --error: #8a5a00; --error-bg: #fff3c4; --flaky: #6639ba; --flaky-bg: #f0e8ff;
-  --band: #9ec1f7; --focus: #0b57d0;
+  --band: #9ec1f7; --whisker: #2563c9; --focus: #0b57d0;
   --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
 }
 @media (prefers-color-scheme: dark) {
@@ -18,7 +18,7 @@ export const STYLE = `
     --text: #e6e8eb; --muted: #9ea7b3; --accent: #7cacf8; --brand: #f5c518;
     --pass: #4ac26b; --pass-bg: #12301c; --fail: #ff7b72; --fail-bg: #3d1418;
     --error: #e3b341; --error-bg: #3a2a05; --flaky: #c6a6ff; --flaky-bg: #2a1f45;
-    --band: #2f5597; --focus: #7cacf8;
+    --band: #2f5597; --whisker: #8fb8fa; --focus: #7cacf8;
   }
 }
 * { box-sizing: border-box; }
@@ -52,7 +52,8 @@ section.card > h2 { font-size: 1rem; margin: 0 0 12px; font-weight: 650; }
 .ci { color: var(--muted); font-variant-numeric: tabular-nums; }
 .ibar { position: relative; height: 22px; margin: 10px 0 4px; border-radius: 6px; background: var(--surface-2);
   border: 1px solid var(--border); }
-.ibar .band { position: absolute; top: 3px; bottom: 3px; background: var(--band); border-radius: 4px; }
+.ibar .band { position: absolute; top: 3px; bottom: 3px; background: var(--band); border-radius: 2px;
+  border-left: 2px solid var(--whisker); border-right: 2px solid var(--whisker); }
 .ibar .dot { position: absolute; top: -3px; bottom: -3px; width: 3px; margin-left: -1.5px;
   background: var(--text); border-radius: 2px; }
 .ibar .zero, .ibar .margin { z-index: 1; }

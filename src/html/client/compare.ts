@@ -1,5 +1,6 @@
 import type { CompareView, PageModel } from "../model.js";
 import { count, fixed, h, intervalBar, percent, signed } from "./dom.js";
+import { stat } from "./summary.js";
 
 const VERDICT_TEXT = {
   pass: "PASS: the candidate is not worse than the baseline by more than the margin",
@@ -80,14 +81,5 @@ export function compareSummary(model: PageModel, c: CompareView): HTMLElement {
       stat("candidate pass rate", fixed(model.run.stats.pass_rate)),
     ),
     ...c.warnings.map((warning) => h("p", { class: "warn" }, `⚠ ${warning}`)),
-  );
-}
-
-function stat(label: string, value: string): HTMLElement {
-  return h(
-    "div",
-    { class: "stat" },
-    h("div", { class: "label" }, label),
-    h("div", { class: "value" }, value),
   );
 }

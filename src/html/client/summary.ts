@@ -74,13 +74,13 @@ function stats(run: RunView): HTMLElement[] {
   ];
 }
 
-function stat(label: string, value: string, detail: string): HTMLElement {
+export function stat(label: string, value: string, detail?: string): HTMLElement {
   return h(
     "div",
     { class: "stat" },
     h("div", { class: "label" }, label),
     h("div", { class: "value" }, value),
-    h("div", { class: "detail" }, detail),
+    detail === undefined ? null : h("div", { class: "detail" }, detail),
   );
 }
 
