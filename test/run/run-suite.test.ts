@@ -113,7 +113,12 @@ describe("runSuite", () => {
     const run = await runSuite(suite, { config, env: {} });
     expect(run.exitCode).toBe(0);
     expect(run.report).toEqual({ rows: 6 });
-    expect(readdirSync(run.runDir).sort()).toEqual(["report.html", "report.json", "report.md", "rows.jsonl"]);
+    expect(readdirSync(run.runDir).sort()).toEqual([
+      "report.html",
+      "report.json",
+      "report.md",
+      "rows.jsonl",
+    ]);
     const [head, ...rows] = lines(run.runDir);
     expect(head).toMatchObject({
       manifest: {
