@@ -4,6 +4,7 @@ import { z } from "zod";
 import { loadCases } from "../cases/load.js";
 import { safeStem, sampleStem } from "../checks/stem.js";
 import { lastCodePoints } from "../process/tail.js";
+import { coverageOf, isIncomplete, notRunLine } from "../report/coverage.js";
 import { readRows, rowsFile } from "../report/read-rows.js";
 import { head } from "../report/reason.js";
 import { RowTally } from "../report/row-tally.js";
@@ -51,35 +52,35 @@ export async function runView(location: string, options: RunViewOptions): Promis
   const manifest = parseManifest(manifestValue);
   const tally = new RowTally();
   for (const row of rows) tally.add(row);
-  const summary = summarize(tally, {
-    ...options,
-    judgeModel: options.judgeModel ?? summarizeManifest(manifestValue).judge_model,
-  });
+  const { judge_model, planned } = summarizeManifest(manifestValue);
+  const summary = summarize(tally, { ...options, judgeModel: options.judgeModel ?? judge_model });
+  const coverage =
+    planned === null ? null : coverageOf(planned.items, planned.samplesPerItem, summary.stats);
   const href = hrefFrom(options.pageDir, runDir);
   const messages = await caseMessages(manifest);
   const kind = manifest?.kind ?? null;
   const samplesOf = groupRows(rows);
-  const items = await Promise.all(
-    [...tally.items.values()].map(async (item): Promise<ItemView> => {
-      const samples = samplesOf.get(item.id) ?? [];
-      const check =
-        kind === "checks" ? await checkFiles(runDir, href, item.id, samples, manifest) : null;
-      return {
-        id: item.id,
-        stratum: item.stratum,
-        tags: item.tags,
-        passed: item.sum,
-        n: item.n,
-        errors: item.errors,
-        cached: item.cached,
-        problem: item.problem,
-        description: check?.description ?? null,
-        source: check?.source ?? null,
-        messages: messages.byId?.get(item.id) ?? null,
-        samples: check?.samples ?? samples.map((row) => sampleView(row, {})),
-      };
-    }),
-  );
+  const items: ItemView[] = [];
+  // One item at a time: a check's files are opened in turn, never thousands at once.
+  for (const item of tally.items.values()) {
+    const samples = samplesOf.get(item.id) ?? [];
+    const check =
+      kind === "checks" ? await checkFiles(runDir, href, item.id, samples, manifest) : null;
+    items.push({
+      id: item.id,
+      stratum: item.stratum,
+      tags: item.tags,
+      passed: item.sum,
+      n: item.n,
+      errors: item.errors,
+      cached: item.cached,
+      problem: item.problem,
+      description: check?.description ?? null,
+      source: check?.source ?? null,
+      messages: messages.byId?.get(item.id) ?? null,
+      samples: check?.samples ?? samples.map((row) => sampleView(row, {})),
+    });
+  }
   const costs = [...summary.tokens.target, ...(summary.tokens.judge ? [summary.tokens.judge] : [])]
     .map((t) => t.cost)
     .filter((cost) => cost !== null);
@@ -88,6 +89,7 @@ export async function runView(location: string, options: RunViewOptions): Promis
     location,
     manifest: manifest && manifestView(manifest),
     stats: summary.stats,
+    notRun: isIncomplete(coverage, summary.stats) ? notRunLine(coverage, summary.stats) : null,
     breakdown: summary.breakdown,
     latency: summary.latency,
     cost: costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0),

@@ -89,6 +89,8 @@ export interface RunView {
   location: string;
   manifest: ManifestView | null;
   stats: RunStats;
+  /** `Interrupted: 3 of 10 items never ran` when some planned sample never ran (as eb report says). */
+  notRun: string | null;
   breakdown: Breakdown | null;
   latency: { p50: number; p95: number; uncached: number } | null;
   /** Summed over target and judge; null when no token was priced. */

@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
@@ -6,6 +14,8 @@ import { deterministicYaml, runEb } from "../helpers/project.js";
 
 /** What a model might print to break out of the page: it must come back as text. */
 export const HOSTILE = `</script><img src=x onerror="document.title='pwned'"><b>bold</b>`;
+
+export const JUDGE_VERDICT = '{"score": 0, "reason": "the summary omits the total"}';
 
 /** Six cases over three strata; `app.mjs a|b` answers them (b breaks add-2, fixes greet-2). */
 export const CASES = [
@@ -73,10 +83,26 @@ export async function caseRuns(root: string): Promise<{ base: string; cand: stri
   return { base: runs[0]!, cand: runs[1]! };
 }
 
-/** A check project with real Python scripts: one passes, one fails, one crashes, one prints markup. */
+/** The test suite's stand-in for an agent CLI (test/fixtures/agents), as `claude` on PATH. */
+const FAKE_AGENT = path.resolve(import.meta.dirname, "../fixtures/agents/fake-agent.mjs");
+
+/**
+ * A check project with real Python scripts (one passes, one fails, one crashes, one prints
+ * markup) and a judge check, run by a fake `claude` that scores 0 with a reason.
+ */
 export async function checkRun(root: string): Promise<string> {
   write(root, {
-    ".eval-banana/config.toml": "",
+    ".eval-banana/config.toml": '[harness]\nagent = "claude"\n',
+    "fake-bin/claude": `#!/bin/sh\nFAKE_AGENT_NAME=claude exec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`,
+    "eval_checks/judge.yaml": [
+      "schema_version: 1",
+      "id: judge",
+      "type: harness_judge",
+      "description: The summary is accurate.",
+      "instructions: |",
+      "  Read summary.txt. Score 1 if accurate, 0 otherwise.",
+      "",
+    ].join("\n"),
     "eval_checks/passes.yaml": deterministicYaml("passes", 'print("all good")', "tags: [smoke]\n"),
     "eval_checks/api/fails.yaml": deterministicYaml(
       "fails",
@@ -90,7 +116,14 @@ export async function checkRun(root: string): Promise<string> {
     ),
     "eval_checks/markup.yaml": deterministicYaml("markup", `print(${JSON.stringify(HOSTILE)})`),
   });
-  const run = await runEb(["run", "--cwd", root], { cwd: root });
+  chmodSync(path.join(root, "fake-bin/claude"), 0o755);
+  const run = await runEb(["run", "--cwd", root], {
+    cwd: root,
+    env: {
+      PATH: `${path.join(root, "fake-bin")}:${process.env.PATH}`,
+      FAKE_AGENT_VERDICT: JUDGE_VERDICT,
+    },
+  });
   expect(run.code, run.stderr).toBe(1);
   return newestRun(root, []);
 }

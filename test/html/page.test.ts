@@ -15,7 +15,7 @@ import {
   type OpenedPage,
   type ReportBrowser,
 } from "./browser.js";
-import { caseRuns, checkRun, HOSTILE, readJson, scratch } from "./fixtures.js";
+import { caseRuns, checkRun, HOSTILE, JUDGE_VERDICT, readJson, scratch } from "./fixtures.js";
 
 interface Stats {
   pass_rate: number;
@@ -136,6 +136,8 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
   it("an eb run page: the check's description, reason and stderr tail, with links that exist", async () => {
     const page = await open(path.join(runs.checks, "report.html"));
     expect(await texts(page, ".chart-row .name")).toEqual(["api", "smoke"]);
+    const { stats } = readJson<CaseReport>(path.join(runs.checks, "report.json"));
+    expect(await texts(page, "[data-test='pass-rate']")).toEqual([stats.pass_rate.toFixed(3)]);
     await page.click("tr[data-id='fails']");
     const body = (await texts(page, "dialog[open] .drill-body"))[0]!;
     expect(body).toContain("arithmetic is off by one");
@@ -150,6 +152,17 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     for (const href of links)
       expect(path.join(runs.checks, decodeURIComponent(href))).toSatisfy(existsSync);
     await shot(page, "drill-down-check");
+    await page.keyboard.press("Escape");
+    await page.click("tr[data-id='judge']");
+    const judge = (await texts(page, "dialog[open] .drill-body"))[0]!;
+    expect((await texts(page, "dialog[open] [data-test='judge prompt'] pre"))[0]).toContain(
+      "Read summary.txt. Score 1 if accurate",
+    );
+    expect(judge).toContain("the summary omits the total");
+    expect((await texts(page, "dialog[open] [data-test='stdout'] pre"))[0]).toContain(
+      JUDGE_VERDICT,
+    );
+    await shot(page, "drill-down-judge");
     await page.keyboard.press("Escape");
     await page.click("tr[data-id='markup']");
     expect((await texts(page, "dialog[open] [data-test='stdout'] pre"))[0]).toContain(HOSTILE);

@@ -165,7 +165,7 @@ function tableRow(
   const score = compare && row.base ? `${scoreOf(row.base)} → ${scoreOf(item)}` : scoreOf(item);
   const tr = h(
     "tr",
-    { tabindex: "0", "data-id": item.id, "aria-label": `${item.id}: open details` },
+    { tabindex: "0", "data-id": item.id, title: "Enter or click: details" },
     h(
       "td",
       {},

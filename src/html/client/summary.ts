@@ -28,6 +28,13 @@ export function summaryView(run: RunView, heading: string): HTMLElement {
     "section",
     { class: "card", "aria-labelledby": "summary-title" },
     h("h2", { id: "summary-title" }, heading),
+    run.notRun
+      ? h(
+          "p",
+          { class: "warn", "data-test": "not-run" },
+          `⚠ ${run.notRun}. The figures are over the items that ran.`,
+        )
+      : null,
     hero,
     h("div", { class: "stats" }, ...stats(run)),
   );
