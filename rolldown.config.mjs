@@ -6,20 +6,30 @@ import { defineConfig } from "rolldown";
 
 const OUT_DIR = "dist/bin";
 
-export default defineConfig({
-  input: { eb: "dist/cli/main.js" },
-  platform: "node",
-  logLevel: "warn",
-  // Dependencies bundled too: their module graphs are most of the start-up cost.
-  output: { dir: OUT_DIR, format: "esm", chunkFileNames: "[name]-[hash].js", cleanDir: true },
-  plugins: [
-    {
-      // The bundle is written anew on every build, so `npx eb` (a bin link to it) needs its
-      // executable bit back each time.
-      name: "executable-bin",
-      async writeBundle() {
-        await chmod(path.join(OUT_DIR, "eb.js"), 0o755);
+export default defineConfig([
+  {
+    input: { eb: "dist/cli/main.js" },
+    platform: "node",
+    logLevel: "warn",
+    // Dependencies bundled too: their module graphs are most of the start-up cost.
+    output: { dir: OUT_DIR, format: "esm", chunkFileNames: "[name]-[hash].js", cleanDir: true },
+    plugins: [
+      {
+        // The bundle is written anew on every build, so `npx eb` (a bin link to it) needs its
+        // executable bit back each time.
+        name: "executable-bin",
+        async writeBundle() {
+          await chmod(path.join(OUT_DIR, "eb.js"), 0o755);
+        },
       },
-    },
-  ],
-});
+    ],
+  },
+  {
+    // report.html's script, from TypeScript (type-checked by tsconfig.client.json): one file,
+    // read by src/html/page.ts when it builds a page and inlined there.
+    input: "src/html/client/main.ts",
+    platform: "browser",
+    logLevel: "warn",
+    output: { file: "dist/html/client.js", format: "iife", minify: true },
+  },
+]);

@@ -16,3 +16,8 @@ export function safeStem(id: string): string {
 function trimEdges(text: string): string {
   return text.replace(/^[._]+/, "").replace(/[._]+$/, "");
 }
+
+/** With several samples each gets its own files: `<stem>.sample-<n>.*`. */
+export function sampleStem(stem: string, sample: number, samples: number): string {
+  return samples === 1 ? stem : `${stem}.sample-${sample}`;
+}

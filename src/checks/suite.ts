@@ -12,7 +12,7 @@ import type { ExecContext, PreparedCheck } from "./executors/types.js";
 import { checkReportMarkdown } from "./markdown.js";
 import { buildCheckReport, type CheckReport, type CheckResult, mergeSamples } from "./report.js";
 import { rowOf, runCheckSample } from "./result.js";
-import { safeStem } from "./stem.js";
+import { safeStem, sampleStem } from "./stem.js";
 import { readSampleResult } from "./stored-result.js";
 
 export interface CheckItem {
@@ -143,11 +143,6 @@ async function finish(
     closing: {},
     warnings: [],
   };
-}
-
-/** With several samples each gets its own files: `<stem>.sample-<n>.*`. */
-function sampleStem(stem: string, sample: number, samples: number): string {
-  return samples === 1 ? stem : `${stem}.sample-${sample}`;
 }
 
 function writeJson(file: string, value: unknown, scrubber: Scrubber): Promise<void> {

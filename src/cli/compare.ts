@@ -1,11 +1,13 @@
 import pc from "picocolors";
 import { EXIT, InputError } from "../errors.js";
+import { environmentScrub, writeComparePage } from "../html/write.js";
 import { COMPARE_MARKER, comparisonMarkdown } from "../report/compare-markdown.js";
 import { compareRunRows, type RunComparison } from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
 import { writeJunit } from "../report/junit.js";
 import { comparisonItems, runItems } from "../report/junit-items.js";
 import { readRun } from "../report/read-rows.js";
+import type { SummaryOptions } from "../report/run-summary.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
@@ -29,6 +31,8 @@ export interface CompareFlags extends GateFlags {
   json?: boolean;
   markdown?: boolean;
   junit?: string;
+  /** Also write the comparison as one self-contained HTML page to this file. */
+  html?: string;
   cwd: string;
 }
 
@@ -60,7 +64,23 @@ export async function compareCommand(
   // Annotations keep off stdout when it carries JSON or the comment body.
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;
   await compareToGithub(comparison, baseRows, candRows, passed, annotations);
+  if (flags.html !== undefined) {
+    const locations = { base: baseRows.file, cand: candRows.file };
+    await writeComparePage(
+      locations,
+      comparison,
+      flags.html,
+      environmentScrub(),
+      summaryOptions(options),
+    );
+  }
   return code;
+}
+
+/** The per-run statistics of the compare page, at the comparison's interval settings. */
+function summaryOptions(options: CompareOptions): SummaryOptions {
+  const { method, level, adjust, seed } = options;
+  return { method, level, adjust, seed };
 }
 
 /** Validates --margin (and the bootstrap's --seed) before anything is read or run. */

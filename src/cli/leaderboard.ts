@@ -12,24 +12,14 @@ import { type ReportFlags, reportCommand } from "./report.js";
 import { runLocation } from "./run-location.js";
 import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
-export interface LeaderboardFlags extends ReportFlags {
-  /** Write the leaderboard page (pass rate against cost, the table) to this file. */
-  html?: string;
-}
-
 /** `eb report RUN…`: one run's statistics, or with several runs their leaderboard. */
-export async function reportRuns(runs: readonly string[], flags: LeaderboardFlags) {
+export async function reportRuns(runs: readonly string[], flags: ReportFlags) {
   if (runs.length > 1) return leaderboardCommand(runs, flags);
-  if (flags.html !== undefined) {
-    throw new InputError(
-      "--html FILE draws the leaderboard of two or more runs: give several runs",
-    );
-  }
   return reportCommand(runs[0]!, flags);
 }
 
 /** `eb report A B C`: one row per run, best first, paired with the best by item. */
-async function leaderboardCommand(runs: readonly string[], flags: LeaderboardFlags) {
+async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
   const level = intervalLevel(flags.level);
   const seed = Number(flags.seed);
   if (!Number.isInteger(seed))

@@ -7,7 +7,6 @@ import { TOOL_VERSION } from "../run/provenance.js";
 import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
-import type { LeaderboardFlags } from "./leaderboard.js";
 import {
   addDiscoveryOptions,
   addNoProjectConfig,
@@ -17,6 +16,7 @@ import {
   RUN_SETTINGS,
 } from "./options.js";
 import { printError } from "./output.js";
+import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
 
 // A run is short-lived and spends its time in a few hot paths (a call, a grade, a row, thousands
@@ -85,7 +85,7 @@ addSettingOptions(
         .command("run")
         .summary("run the discovered checks")
         .description(
-          "Run the discovered checks and write a run folder (report.json, report.md, " +
+          "Run the discovered checks and write a run folder (report.json, report.md, report.html, " +
             "rows.jsonl, checks/). Exit 0: passed; 1: below the threshold or any error; " +
             "2: could not run (nothing ran); 130: interrupted (what finished is written).",
         )
@@ -142,7 +142,8 @@ unless --no-cache; --target outputs only with --cache. Re-running an unchanged s
 call. Delete the folder to clear the cache.
 
 Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest line, then one row per
-case x sample, appended as samples finish), report.json and report.md; a summary on stdout.
+case x sample, appended as samples finish), report.json, report.md and report.html (the run as
+one self-contained page: open it in a browser); a summary on stdout.
 The pass rate is the mean over cases of each case's mean sample score.
 
 Gate (the same rule as eb run): the run passes when the share of samples that passed is at
@@ -248,7 +249,8 @@ program
   )
   .option(
     "--html <FILE>",
-    "with several runs: write the leaderboard page (pass rate against cost, Pareto front, table) to FILE",
+    "also write one self-contained HTML page to FILE: the run (summary, items, drill-down), or " +
+      "with several runs the leaderboard (pass rate against cost, Pareto front, table)",
   )
   .option("--all", "list every item that fell short, with its reason (default: the worst 10)")
   .addOption(intervalOption())
@@ -256,7 +258,7 @@ program
   .addOption(adjustOption())
   .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
   .option("--cwd <PATH>", "where the config search starts (for [pricing] and latest)", ".")
-  .action(async (runs: string[], flags: LeaderboardFlags) => {
+  .action(async (runs: string[], flags: ReportFlags) => {
     process.exitCode = await (await import("./leaderboard.js")).reportRuns(runs, flags);
   });
 
@@ -302,6 +304,10 @@ program
   .option(
     "--junit <FILE>",
     "also write JUnit XML to FILE: a testcase per paired item (failure: it broke) and one for the gate",
+  )
+  .option(
+    "--html <FILE>",
+    "also write the comparison as one self-contained HTML page to FILE (broke/fixed side by side)",
   )
   .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
   .addHelpText("after", GITHUB_HELP)

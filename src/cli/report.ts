@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
+import { environmentScrub, writeRunPage } from "../html/write.js";
 import { type Coverage, coverageOf, isIncomplete, notRunLine } from "../report/coverage.js";
 import { FAILING_LISTED, failingItems, failingItemsText } from "../report/failing-items.js";
 import { readRun } from "../report/read-rows.js";
@@ -18,6 +19,8 @@ export interface ReportFlags {
   json?: boolean;
   /** List every item that fell short, not only the worst few. */
   all?: boolean;
+  /** Also write the run as one self-contained HTML page to this file. */
+  html?: string;
   interval: IntervalMethod;
   level: string;
   adjust: Adjustment;
@@ -31,14 +34,15 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   const rows = await readRun(await runLocation(run, flags.cwd));
   const warnings = [...rows.warnings, ...fractionalScoreWarning(rows.tally.items.values(), "run")];
   for (const warning of warnings) printWarning(warning);
-  const summary = summarize(rows.tally, {
+  const summaryOptions = {
     method: flags.interval,
     level: intervalLevel(flags.level),
     adjust: flags.adjust,
     seed: Number(flags.seed),
     pricing: config.pricing,
     judgeModel: rows.manifest?.judge_model ?? null,
-  });
+  };
+  const summary = summarize(rows.tally, summaryOptions);
   const planned = rows.manifest?.planned ?? null;
   const coverage =
     planned === null ? null : coverageOf(planned.items, planned.samplesPerItem, summary.stats);
@@ -50,6 +54,9 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
         `${summaryText(summary, coverage)}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
       )}`;
   process.stdout.write(output);
+  if (flags.html !== undefined) {
+    await writeRunPage(rows.file, flags.html, environmentScrub(), summaryOptions);
+  }
   return EXIT.passed;
 }
 

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type Config, environmentOf } from "../config/load.js";
 import { EXIT, InputError, RunStoppedError } from "../errors.js";
+import { writeRunHtml } from "../html/write.js";
 import { readRows } from "../report/read-rows.js";
 import { RowTally } from "../report/row-tally.js";
 import { describeFsError, isDiskFull } from "./fs-errors.js";
@@ -123,6 +124,13 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
       `${run.rows.path}: the closing manifest fields did not fit on its first line; report.json has them`,
     );
   }
+  // After the manifest is closed, so the page says when the run ended. The page is a view of
+  // what is already on disk: failing to build it loses nothing.
+  await writeRunHtml(run.runDir, scrub, { pricing: options.config.pricing }).catch(
+    (error: unknown) => {
+      options.onWarning?.(scrub(`report.html was not written: ${messageOf(error)}`));
+    },
+  );
   const exitCode = interrupted ? EXIT.interrupted : finished.passed ? EXIT.passed : EXIT.fellShort;
   return { report: finished.report, runDir: run.runDir, exitCode };
 }
@@ -293,6 +301,10 @@ function progressOf<K extends RunKind, I extends SuiteItem, R>(
     earlierCached: cached,
     startedAt: performance.now(),
   };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function sampleKey(id: string, sample: number): string {

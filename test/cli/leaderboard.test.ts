@@ -170,9 +170,12 @@ describe("eb report RUN RUN…: the leaderboard", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^items 30 {2}samples 30\npass rate 0\.967 {2}95% CI/);
     expect(result.stdout).not.toContain("leaderboard");
+    // With one run, --html writes that run's page, not a leaderboard.
     const html = await report(["runs/tie", "--html", "one.html"]);
-    expect(html.code).toBe(2);
-    expect(html.stderr).toContain("--html FILE draws the leaderboard of two or more runs");
+    expect(html.code, html.stderr).toBe(0);
+    const page = readFileSync(path.join(root, "one.html"), "utf8");
+    expect(page).toContain("<title>");
+    expect(page).not.toContain("eval-banana leaderboard");
   });
 
   it("--html: a self-contained page, one point per run, the Pareto front marked, text escaped", async () => {

@@ -355,7 +355,13 @@ describe("eb run with deterministic checks", () => {
     const flat = path.join(project, "attempt/eval");
     const ok = await runEb(["run", "--cwd", project, "--flat-output", "--output-dir", flat]);
     expect(ok.code).toBe(0);
-    expect(readdirSync(flat).sort()).toEqual(["checks", "report.json", "report.md", "rows.jsonl"]);
+    expect(readdirSync(flat).sort()).toEqual([
+      "checks",
+      "report.html",
+      "report.json",
+      "report.md",
+      "rows.jsonl",
+    ]);
     expect(readReport(flat).output_dir).toBe(flat);
 
     const again = await runEb(["run", "--cwd", project, "--flat-output", "--output-dir", flat]);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -107,13 +107,33 @@ function lines(runDir: string): Record<string, unknown>[] {
 }
 
 describe("runSuite", () => {
+  it("a report.html that cannot be written is a warning: the run and its reports stand", async () => {
+    const config = await configIn();
+    const { suite } = fakeSuite();
+    // A folder where the page would go: writing it fails with EISDIR.
+    suite.open = async (runDir) => mkdirSync(path.join(runDir, "report.html"));
+    const warnings: string[] = [];
+    const run = await runSuite(suite, { config, env: {}, onWarning: (w) => warnings.push(w) });
+    expect(run.exitCode).toBe(0);
+    expect(warnings).toEqual([expect.stringMatching(/^report\.html was not written: .*EISDIR/)]);
+    expect(JSON.parse(readFileSync(path.join(run.runDir, "report.json"), "utf8"))).toEqual({
+      rows: 6,
+    });
+    expect(lines(run.runDir)[0]).toMatchObject({ manifest: { interrupted: false } });
+  });
+
   it("writes the manifest, a row per sample and the reports; exit 0 when the suite passes", async () => {
     const config = await configIn();
     const { suite } = fakeSuite();
     const run = await runSuite(suite, { config, env: {} });
     expect(run.exitCode).toBe(0);
     expect(run.report).toEqual({ rows: 6 });
-    expect(readdirSync(run.runDir).sort()).toEqual(["report.json", "report.md", "rows.jsonl"]);
+    expect(readdirSync(run.runDir).sort()).toEqual([
+      "report.html",
+      "report.json",
+      "report.md",
+      "rows.jsonl",
+    ]);
     const [head, ...rows] = lines(run.runDir);
     expect(head).toMatchObject({
       manifest: {
