@@ -2,10 +2,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Config } from "../config/load.js";
+import type { Pricing } from "../config/schema.js";
 import { InputError } from "../errors.js";
 import type { PythonInterpreter } from "../process/python.js";
 import { summarize } from "../report/run-summary.js";
 import { isoUtc } from "../run/provenance.js";
+import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import type { ExecContext, PreparedCheck } from "./executors/types.js";
@@ -43,7 +45,8 @@ export function checkSuite(
   options: CheckSuiteOptions,
 ): Suite<"checks", CheckItem, CheckReport> {
   const { samples } = options;
-  const items: CheckItem[] = prepared.map((p) => ({ id: p.check.id, prepared: p, results: [] }));
+  const all: CheckItem[] = prepared.map((p) => ({ id: p.check.id, prepared: p, results: [] }));
+  const { items, fields } = takeShard(all, config.shard);
   const byId = new Map(items.map((item) => [item.id, item]));
   let scratchRoot: string | null = null;
   const checksDir = (runDir: string) => path.join(runDir, "checks");
@@ -57,6 +60,7 @@ export function checkSuite(
     schedule: "sample",
     settings: { kind: "checks", samples },
     definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
+    shard: fields,
     command: options.command,
     manifestRoom: 160,
     scrubber: options.scrubber,
@@ -123,18 +127,45 @@ async function finish(
     await writeJson(path.join(context.runDir, "checks", `${safeStem(id)}.json`), merged, scrubber);
     results.push(merged);
   }
+  return finishedChecks(results, context, {
+    projectRoot: config.projectRoot,
+    passThreshold: config.passThreshold,
+    pricing: config.pricing,
+    itemsPlanned: items.length,
+    samples,
+  });
+}
+
+/** What a check run's reports need beyond its results and rows. */
+export interface CheckRunMeta {
+  projectRoot: string;
+  passThreshold: number;
+  pricing: Pricing;
+  itemsPlanned: number;
+  samples: number;
+}
+
+/**
+ * The reports of a check run from each check's result (in discovery order) and the rows: for a
+ * run as it ends, and for shards merged (`eb merge`).
+ */
+export function finishedChecks(
+  results: CheckResult[],
+  context: FinishContext,
+  meta: CheckRunMeta,
+): Finished<"checks", CheckReport> {
   const report = buildCheckReport(results, {
     runId: context.runId,
-    projectRoot: config.projectRoot,
+    projectRoot: meta.projectRoot,
     outputDir: context.runDir,
     startedAt: isoUtc(context.startedAt),
     completedAt: isoUtc(context.completedAt),
     durationMs: context.completedAt.getTime() - context.startedAt.getTime(),
-    passThreshold: config.passThreshold,
+    passThreshold: meta.passThreshold,
     interrupted: context.interrupted,
-    summary: summarize(context.tally, { pricing: config.pricing }),
-    itemsPlanned: items.length,
-    samples,
+    summary: summarize(context.tally, { pricing: meta.pricing }),
+    itemsPlanned: meta.itemsPlanned,
+    samples: meta.samples,
   });
   return {
     report,

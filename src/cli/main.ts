@@ -54,12 +54,15 @@ program
   .option("--cwd <PATH>", "folder to create .eval-banana/ in", ".")
   .action(action(async () => (await import("./init.js")).initCommand));
 
-addDiscoveryOptions(
-  program
-    .command("list")
-    .description("list discovered checks: id, type, description, file (tab-separated)")
-    .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
-    .option("--json", "print a JSON array of {id, type, file, line, tags, description}"),
+addSettingOptions(
+  addDiscoveryOptions(
+    program
+      .command("list")
+      .description("list discovered checks: id, type, description, file (tab-separated)")
+      .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
+      .option("--json", "print a JSON array of {id, type, file, line, tags, description}"),
+  ),
+  ["core.shard"],
 ).action(action<RunFlags>(async () => (await import("./list.js")).listCommand));
 
 addSettingOptions(
@@ -121,6 +124,7 @@ const EVAL_SETTINGS = [
   "eval.max_response_mb",
   "eval.cache_dir",
   "eval.pass_threshold",
+  "core.shard",
 ] as const satisfies readonly SettingId[];
 
 const EVAL_HELP = `

@@ -56,6 +56,7 @@ export const RUN_SETTINGS = [
   "core.max_parallel_checks",
   "core.check_timeout_seconds",
   "core.samples",
+  "core.shard",
   "core.python",
   ...HARNESS_SETTINGS,
 ] as const satisfies readonly SettingId[];

@@ -18,6 +18,11 @@ const base = {
   ended_at: nullableText.default(null),
   interrupted: z.boolean().nullable().default(null),
   resumes: z.number().int().min(0).optional(),
+  shard: text.optional(),
+  item_set: text.optional(),
+  items_total: z.number().int().min(0).optional(),
+  shards: z.array(text).optional(),
+  merged_runs: z.array(text).optional(),
 };
 
 const targetInfo = z.discriminatedUnion("kind", [

@@ -102,6 +102,13 @@ export interface ManifestBase {
   interrupted: boolean | null;
   /** How many times `--resume` picked the run up again; absent before the first. */
   resumes?: number;
+  /** A shard's run (`--shard I/N`): which shard, and the suite it was dealt from. */
+  shard?: string;
+  item_set?: string;
+  items_total?: number;
+  /** A merged run (`eb merge`): the shards it joins, as `I/N`, and their run ids. */
+  shards?: string[];
+  merged_runs?: string[];
 }
 
 /** The settings of an `eb run` that change its results. */
@@ -141,10 +148,24 @@ export type ClosingOf<K extends RunKind> = K extends "cases" ? CaseClosing : Rec
 export type RowOf<K extends RunKind> = K extends "checks" ? CheckRow : CaseRow;
 
 /** What must not change for `--resume` to finish a run as if it had never stopped. */
-export const RESUME_KEYS: { [K in RunKind]: readonly (keyof SettingsOf<K> | "definitions")[] } = {
-  checks: ["samples", "definitions"],
-  cases: ["cases_sha256", "target", "judge_model", "k", "temperature", "max_tokens"],
+export const RESUME_KEYS: {
+  [K in RunKind]: readonly (keyof SettingsOf<K> | "definitions" | SuiteKey)[];
+} = {
+  checks: ["samples", "definitions", "shard", "item_set"],
+  cases: [
+    "cases_sha256",
+    "target",
+    "judge_model",
+    "k",
+    "temperature",
+    "max_tokens",
+    "shard",
+    "item_set",
+  ],
 };
+
+/** The manifest fields that say which part of which suite a run covers. */
+type SuiteKey = "shard" | "item_set";
 
 /** What `eb <command>` made a run of each kind, for messages. */
 export const COMMAND_OF: Record<RunKind, string> = { checks: "eb run", cases: "eb eval" };

@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type Config, environmentOf } from "../config/load.js";
 import { EXIT, InputError, RunStoppedError } from "../errors.js";
@@ -10,6 +9,7 @@ import type { RunOptions } from "./options.js";
 import { runPool } from "./pool.js";
 import { gitCommit, isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
 import type { Manifest, RowOf, RunKind, StoredRow } from "./record.js";
+import { writeReports } from "./reports.js";
 import { RowWriter } from "./rows.js";
 import { createRunFolder, ROWS_FILE, reopenRunFolder, rowsFileOf } from "./run-folder.js";
 import type { RunProgress, Suite, SuiteItem } from "./suite.js";
@@ -106,12 +106,7 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
   for (const warning of finished.warnings) options.onWarning?.(suite.scrubber.scrub(warning));
   // Every row on disk before a report counts it: a write that failed stops the run here.
   run.rows.flush();
-  const { scrub } = suite.scrubber;
-  await writeFile(
-    path.join(run.runDir, "report.json"),
-    scrub(`${JSON.stringify(finished.report, null, 2)}\n`),
-  );
-  await writeFile(path.join(run.runDir, "report.md"), scrub(finished.markdown));
+  await writeReports(run.runDir, finished, suite.scrubber.scrub);
   const closed = run.rows.close({
     ended_at: isoUtc(completedAt),
     interrupted,
@@ -150,6 +145,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     project_root: suite.projectRoot,
     ...suite.settings,
     definitions: suite.definitions,
+    ...(suite.shard ?? {}),
     items_planned: suite.items.length,
     command: suite.command,
     started_at: isoUtc(startedAt),
@@ -179,6 +175,7 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
     const { writer: rows, manifest } = reopenRunFolder(runDir, suite.kind, {
       ...suite.settings,
       definitions: suite.definitions,
+      ...(suite.shard ?? {}),
     });
     return {
       runId: manifest.run_id,
