@@ -37,18 +37,25 @@ export function shardText({ index, count }: Shard): string {
 }
 
 /**
- * The items of one shard, in their own order. Items are dealt by a stable hash of their id:
- * sorted by hash, then dealt round-robin, so an item lands on the same shard whatever the order
- * of files, and shard sizes differ by at most one.
+ * The shard (1-based) of each item id among `count` shards. Items are dealt by a stable hash of
+ * their id: sorted by hash, then dealt round-robin, so an item lands on the same shard whatever
+ * the order of files, and shard sizes differ by at most one.
  */
+export function shardsOf(ids: readonly string[], count: number): Map<string, number> {
+  const sorted = ids
+    .map((id) => ({ id, key: createHash("sha256").update(id).digest("hex") }))
+    // Hex digests: code-unit order is code-point order.
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : byCodePoint(a.id, b.id)));
+  return new Map(sorted.map(({ id }, position) => [id, (position % count) + 1]));
+}
+
+/** The items of one shard, in their own order. */
 export function dealShard<T extends { id: string }>(items: readonly T[], shard: Shard): T[] {
-  const sorted = items
-    .map((item) => ({ id: item.id, key: hashOf(item.id) }))
-    .sort((a, b) => byCodePoint(a.key, b.key) || byCodePoint(a.id, b.id));
-  const mine = new Set(
-    sorted.filter((_, position) => position % shard.count === shard.index - 1).map((x) => x.id),
+  const of = shardsOf(
+    items.map((item) => item.id),
+    shard.count,
   );
-  return items.filter((item) => mine.has(item.id));
+  return items.filter((item) => of.get(item.id) === shard.index);
 }
 
 /** A shard's items and its manifest fields; all items and no fields when unsharded. */
@@ -68,8 +75,4 @@ export function takeShard<T extends { id: string }>(
 export function itemSetDigest(ids: readonly string[]): string {
   const lines = [...ids].sort(byCodePoint).join("\n");
   return `sha256:${createHash("sha256").update(lines).digest("hex")}`;
-}
-
-function hashOf(id: string): string {
-  return createHash("sha256").update(id).digest("hex");
 }

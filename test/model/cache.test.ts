@@ -127,7 +127,7 @@ describe("createCache", () => {
     await cache.set(keyOf(1), { text: "x".repeat(300_000) });
     // Read back in the same run: a judge prompt asked again by the next sample hits.
     expect(await cache.get(keyOf(0))).toEqual({ text: "héllo\nwörld", n: [1, 2] });
-    expect(packsOf(root)).toEqual([expect.stringMatching(/^\d{8}T\d{9}Z-\d+-[0-9a-f]{8}\.open$/)]);
+    expect(packsOf(root)).toEqual([expect.stringMatching(/^\d{8}T\d{9}Z-\w+-\d+-[0-9a-f]{8}\.open$/)]);
     expect(await cache.flush()).toEqual([]);
     const [pack] = packsOf(root);
     expect(pack).toMatch(/\.pack$/);
