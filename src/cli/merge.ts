@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { caseReportConsole } from "../cases/console.js";
 import { checkReportConsole } from "../checks/console.js";
-import { mergeRuns } from "../run/merge.js";
+import { mergeRuns } from "../report/merge-runs.js";
 import { printWarning } from "./output.js";
 import { terminalSafeStrings } from "./terminal.js";
 

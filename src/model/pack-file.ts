@@ -334,7 +334,10 @@ function packName(suffix: string): string {
 }
 
 /** The machine's name as a file name can hold it (no "-", the names' separator). */
-const HOST = hostname().replace(/[^A-Za-z0-9]/g, "_").slice(0, 32) || "host";
+const HOST =
+  hostname()
+    .replace(/[^A-Za-z0-9]/g, "_")
+    .slice(0, 32) || "host";
 
 function readWhole(fd: number): Buffer {
   const bytes = Buffer.allocUnsafe(fstatSync(fd).size);

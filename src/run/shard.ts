@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { byCodePoint } from "../checks/discover.js";
+import { byCodePoint } from "./order.js";
 
 /** One of `count` shards of a suite, 1-based as in `--shard 2/4`. */
 export interface Shard {

@@ -5,23 +5,23 @@ import { loadCases } from "../cases/load.js";
 import type { CaseReport } from "../cases/report.js";
 import { finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
-import { byCodePoint } from "../checks/discover.js";
 import type { CheckReport, CheckResult } from "../checks/report.js";
 import { finishedChecks } from "../checks/suite.js";
 import { type Config, environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import { forEachRowOf, rowsFile } from "../report/read-rows.js";
-import { RowTally } from "../report/row-tally.js";
+import { parseManifest } from "../run/manifest.js";
+import { byCodePoint } from "../run/order.js";
+import { isoUtc, newRunId, TOOL_VERSION } from "../run/provenance.js";
+import { type CaseManifest, type Manifest, RESUME_KEYS } from "../run/record.js";
+import { writeReports } from "../run/reports.js";
+import { readManifest } from "../run/rows.js";
+import { createRunFolder, ROWS_FILE } from "../run/run-folder.js";
+import { parseShard, type Shard } from "../run/shard.js";
+import type { FinishContext, Finished } from "../run/suite.js";
 import { secretValues } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
-import { parseManifest } from "./manifest.js";
-import { isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
-import { type CaseManifest, type Manifest, RESUME_KEYS } from "./record.js";
-import { writeReports } from "./reports.js";
-import { readManifest } from "./rows.js";
-import { createRunFolder, ROWS_FILE } from "./run-folder.js";
-import { parseShard, type Shard } from "./shard.js";
-import type { FinishContext, Finished } from "./suite.js";
+import { forEachRowOf, rowsFile } from "./read-rows.js";
+import { RowTally } from "./row-tally.js";
 
 export interface MergeOptions extends LoadConfigOptions {
   /** Shard run folders, or their rows files. */
