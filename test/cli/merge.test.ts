@@ -276,3 +276,34 @@ describe("eb merge refuses what is not one run's shards", () => {
     expect(report.items_not_run).toBeGreaterThan(0);
   });
 });
+
+describe("eb eval --resume of a shard", () => {
+  it("finishes that shard (its I/N from the manifest), and refuses another", async () => {
+    const root = caseProject(8);
+    await runShards(root, EVAL, 2);
+    const [one, two] = shardDirs(root, 2);
+    const file = path.join(one!, "rows.jsonl");
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    writeFileSync(file, `${lines.slice(0, -2).join("\n")}\n`);
+    const other = await runEb([...EVAL, "--resume", one!, "--shard", "2/2"], { cwd: root });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/shard, item_set changed|shard changed/);
+    const resumed = await runEb([...EVAL, "--resume", one!], { cwd: root });
+    expect(resumed.stderr).not.toMatch(/error/);
+    const after = readFileSync(file, "utf8").trimEnd().split("\n");
+    expect(
+      after
+        .slice(1)
+        .map((line) => JSON.parse(line).id)
+        .sort(),
+    ).toEqual(
+      lines
+        .slice(1)
+        .map((line) => JSON.parse(line).id)
+        .sort(),
+    );
+    const merged = await runEb(["merge", one!, two!, "--out", "merged"], { cwd: root });
+    expect(merged.stderr).toBe("");
+    expect(readReport(runDirIn(root, "merged")).stats).toMatchObject({ items: 8, samples: 24 });
+  });
+});
