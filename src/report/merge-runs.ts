@@ -1,7 +1,7 @@
 import { cp, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { loadCases } from "../cases/load.js";
+import { caseIds } from "../cases/load.js";
 import type { CaseReport } from "../cases/report.js";
 import { finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
@@ -345,11 +345,10 @@ async function caseOrder(
   options: MergeOptions,
 ): Promise<{ id: string }[]> {
   const file = path.resolve(options.cwd ?? ".", manifest.cases_file);
-  const loaded = await stat(file).then(
-    () => loadCases(file).catch(() => null),
-    () => null,
-  );
-  if (loaded !== null && loaded.sha256 === manifest.cases_sha256) return loaded.cases;
+  const found = await caseIds(file).catch(() => null);
+  if (found !== null && found.sha256 === manifest.cases_sha256) {
+    return found.ids.map((id) => ({ id }));
+  }
   return [...tally.items.keys()].sort(byCodePoint).map((id) => ({ id }));
 }
 
