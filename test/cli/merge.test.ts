@@ -100,6 +100,20 @@ async function runShards(root: string, args: readonly string[], count: number): 
 const shardDirs = (root: string, count: number) =>
   Array.from({ length: count }, (_, i) => runDirIn(root, path.join("shards", String(i + 1))));
 
+/**
+ * Merges the shards into `root/merged` and expects what the unsharded run in `root/whole` has:
+ * no warning, the same exit code, the same numbers and items.
+ */
+async function expectMergedAsWhole(root: string, shards: readonly string[], code: number) {
+  const merged = await runEb(["merge", ...shards, "--out", "merged"], { cwd: root });
+  expect(merged.stderr).toBe("");
+  expect(merged.code).toBe(code);
+  const mergedDir = runDirIn(root, "merged");
+  const unsharded = readReport(runDirIn(root, "whole"));
+  expect(comparable(readReport(mergedDir))).toEqual(comparable(unsharded));
+  return { mergedDir, unsharded };
+}
+
 describe("eb eval --shard and eb merge", () => {
   it("merges 4 shards of a mixed case file into the unsharded run's numbers, items and exit code", async () => {
     const root = caseProject();
@@ -112,12 +126,7 @@ describe("eb eval --shard and eb merge", () => {
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
     expect(manifestOf(shards[1]!)).toMatchObject({ shard: "2/4", items_total: 24 });
 
-    const merged = await runEb(["merge", ...shards, "--out", "merged"], { cwd: root });
-    expect(merged.stderr).toBe("");
-    expect(merged.code).toBe(whole.code);
-    const mergedDir = runDirIn(root, "merged");
-    const unsharded = readReport(runDirIn(root, "whole"));
-    expect(comparable(readReport(mergedDir))).toEqual(comparable(unsharded));
+    const { mergedDir, unsharded } = await expectMergedAsWhole(root, shards, whole.code);
     expect(unsharded.stats).toMatchObject({ items: 24, samples: 72, errors: 1 });
     expect(unsharded.stats.flaky).toBeGreaterThan(0);
     const manifest = manifestOf(mergedDir);
@@ -185,12 +194,7 @@ describe("eb run --shard and eb merge", () => {
           .map((line) => line.split("\t")[0]),
       ).toEqual(ids);
     }
-    const merged = await runEb(["merge", ...shards, "--out", "merged"], { cwd: root });
-    expect(merged.stderr).toBe("");
-    expect(merged.code).toBe(whole.code);
-    const mergedDir = runDirIn(root, "merged");
-    const unsharded = readReport(runDirIn(root, "whole"));
-    expect(comparable(readReport(mergedDir))).toEqual(comparable(unsharded));
+    const { mergedDir, unsharded } = await expectMergedAsWhole(root, shards, whole.code);
     expect(unsharded.checks!.map((c) => c.check_id)).toHaveLength(13);
     expect(readdirSync(path.join(mergedDir, "checks")).sort()).toEqual(
       readdirSync(path.join(runDirIn(root, "whole"), "checks")).sort(),
