@@ -7,6 +7,7 @@ import { InputError } from "../errors.js";
 import type { PythonInterpreter } from "../process/python.js";
 import { summarize } from "../report/run-summary.js";
 import { isoUtc } from "../run/provenance.js";
+import type { HarnessSettings } from "../run/record.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
@@ -58,7 +59,7 @@ export function checkSuite(
     samples,
     workers: config.maxParallelChecks,
     schedule: "sample",
-    settings: { kind: "checks", samples },
+    settings: { kind: "checks", samples, ...harnessSettings(config, prepared) },
     definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
     shard: fields,
     command: options.command,
@@ -174,6 +175,16 @@ export function finishedChecks(
     closing: {},
     warnings: [],
   };
+}
+
+/** The judge agent's settings, for the manifest, when some check is judged by an agent. */
+function harnessSettings(
+  config: Config,
+  prepared: readonly PreparedCheck[],
+): { harness: HarnessSettings } | Record<never, never> {
+  if (!prepared.some((p) => p.check.type === "harness_judge")) return {};
+  const { agent, model, reasoningEffort } = config.harness;
+  return { harness: { agent, model, reasoning_effort: reasoningEffort } };
 }
 
 /** With several samples each gets its own files: `<stem>.sample-<n>.*`. */

@@ -25,6 +25,8 @@ export interface Setting {
   example?: Value;
   /** The flag (`--name`), only where it is not the derived one (see flagName). */
   flag?: string;
+  /** The flag's value in --help, where the kind's (TEXT, INT, NUM) says too little. */
+  placeholder?: string;
   /** One wording for the flag's help and the `eb init` comment: lower case, no final period. */
   help: string;
 }
@@ -110,6 +112,7 @@ export const SETTINGS = [
     kind: "string",
     schema: z.string().refine((value) => parseShard(value) !== null, SHARD_HELP),
     example: "2/4",
+    placeholder: "I/N",
     help: "run only shard I of N (items dealt by a stable hash of their id); eb merge joins the shards' run folders",
   },
   {

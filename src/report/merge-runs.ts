@@ -62,7 +62,7 @@ const shardReportSchema = z.looseObject({
 type ShardReport = z.infer<typeof shardReportSchema>;
 
 /** What must be the same in every shard of one run, besides the settings of its kind. */
-const SUITE_KEYS = ["kind", "item_set", "items_total", "git_commit"] as const;
+const SUITE_KEYS = ["kind", "item_set", "items_total", "git_commit", "harness"] as const;
 
 /**
  * `eb merge`: one run folder from the shard run folders of one suite (`--shard I/N`): its rows,

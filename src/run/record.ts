@@ -115,6 +115,15 @@ export interface ManifestBase {
 export interface CheckSettings {
   kind: "checks";
   samples: number;
+  /** The judge agent of harness_judge checks ([harness]); absent when the run has none. */
+  harness?: HarnessSettings;
+}
+
+/** `[harness]` as a run of judge checks used it (a check's own `model` wins over `model`). */
+export interface HarnessSettings {
+  agent: string | null;
+  model: string | null;
+  reasoning_effort: string | null;
 }
 
 /** The settings of an `eb eval` that change its results. */
