@@ -77,21 +77,12 @@ export async function mergeRuns(options: MergeOptions): Promise<MergedRun> {
     (a, b) => a.shard.index - b.shard.index,
   );
   refuseDisagreement(shards);
-  const missing = missingShards(shards);
-  if (missing.length > 0) {
-    const what = `${missing.length === 1 ? "shard" : "shards"} ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing`;
-    if (options.requireAll) {
-      throw new InputError(
-        `${what}: --require-all refuses to merge without them; nothing was written.`,
-      );
-    }
-    warn(`${what}: their items count as not run (pass --require-all to refuse)`);
-  }
+  checkMissing(shards, options.requireAll ?? false, warn);
   const rows = await readShardRows(shards, warn);
   const config = await loadConfig(options);
   const scrubber = createScrubber(secretValues(environmentOf(options)));
-  const runDir = await mergedFolder(config, options);
-  const context = finishContext(shards, runDir, rows.tally);
+  const { runId, runDir } = await mergedFolder(config, options);
+  const context = finishContext(shards, { runId, runDir }, rows.tally);
   const finished = await finishedOf(shards, context, rows.cases, config, options);
   await writeRows(runDir, mergedManifest(shards, context, finished, options), rows.lines, scrubber);
   if (shards[0]!.manifest.kind === "checks") await copyCheckFiles(shards, runDir);
@@ -199,6 +190,24 @@ function twice(shards: readonly ShardRun[]): string[] {
     );
 }
 
+/** Missing shards: a warning naming them, or with --require-all a refusal. */
+function checkMissing(
+  shards: readonly ShardRun[],
+  requireAll: boolean,
+  warn: (message: string) => void,
+): void {
+  const missing = missingShards(shards);
+  if (missing.length === 0) return;
+  const one = missing.length === 1;
+  const what = `${one ? "shard" : "shards"} ${missing.join(", ")} ${one ? "is" : "are"} missing`;
+  if (requireAll) {
+    throw new InputError(
+      `${what}: --require-all refuses to merge without them; nothing was written.`,
+    );
+  }
+  warn(`${what}: their items count as not run (pass --require-all to refuse)`);
+}
+
 function missingShards(shards: readonly ShardRun[]): string[] {
   const count = shards[0]!.shard.count;
   const present = new Set(shards.map((run) => run.shard.index));
@@ -250,16 +259,20 @@ function inTwoShards(twice: ReadonlyMap<string, [ShardRun, ShardRun]>): InputErr
   );
 }
 
-async function mergedFolder(config: Config, options: MergeOptions): Promise<string> {
-  const now = new Date();
+async function mergedFolder(
+  config: Config,
+  options: MergeOptions,
+): Promise<{ runId: string; runDir: string }> {
+  const runId = newRunId(new Date());
   const cwd = path.resolve(options.cwd ?? ".");
   const given = options.out !== undefined;
-  return createRunFolder({
+  const runDir = await createRunFolder({
     outputDir: given ? path.resolve(cwd, options.out!) : config.outputDir,
-    runId: newRunId(now),
+    runId,
     flat: options.flatOutput ?? false,
     outputDirFromFlag: given,
   });
+  return { runId, runDir };
 }
 
 /**
@@ -268,14 +281,13 @@ async function mergedFolder(config: Config, options: MergeOptions): Promise<stri
  */
 function finishContext(
   shards: readonly ShardRun[],
-  runDir: string,
+  where: { runId: string; runDir: string },
   tally: RowTally,
 ): FinishContext {
   const starts = shards.map((run) => Date.parse(run.manifest.started_at));
   const ends = shards.map((run) => Date.parse(run.manifest.ended_at ?? run.manifest.started_at));
   return {
-    runId: path.basename(runDir),
-    runDir,
+    ...where,
     startedAt: new Date(Math.min(...starts)),
     completedAt: new Date(Math.max(...ends)),
     interrupted: shards.some((run) => run.manifest.interrupted !== false),

@@ -281,6 +281,22 @@ describe("eb merge refuses what is not one run's shards", () => {
   });
 });
 
+describe("eb merge --flat-output", () => {
+  it("writes into --out itself, the run id a new one", async () => {
+    const root = caseProject(6);
+    await runShards(root, EVAL, 2);
+    const shards = shardDirs(root, 2);
+    const result = await runEb(["merge", ...shards, "--out", "flat", "--flat-output", "--json"], {
+      cwd: root,
+    });
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { run_id: string; output_dir: string };
+    expect(report.output_dir).toBe(path.join(root, "flat"));
+    expect(report.run_id).toMatch(/^\d{8}_\d{6}_[0-9a-f]{8}$/);
+    expect(manifestOf(path.join(root, "flat")).run_id).toBe(report.run_id);
+  });
+});
+
 describe("eb eval --resume of a shard", () => {
   it("finishes that shard (its I/N from the manifest), and refuses another", async () => {
     const root = caseProject(8);
