@@ -230,6 +230,20 @@ describe("eb merge refuses what is not one run's shards", () => {
     expect(bySuite.stderr).toMatch(/cases_sha256 differs/);
   });
 
+  it("shards whose judge agent or commit differ, as their manifests say", async () => {
+    const root = caseProject(8);
+    const [one, two] = await twoShards(root);
+    const file = path.join(two!, "rows.jsonl");
+    const [first, ...rest] = readFileSync(file, "utf8").split("\n");
+    const { manifest } = JSON.parse(first!) as { manifest: Record<string, unknown> };
+    const changed = { ...manifest, git_commit: "0123abc", harness: { agent: "claude" } };
+    writeFileSync(file, [JSON.stringify({ manifest: changed }), ...rest].join("\n"));
+    const result = await merge(root, [one!, two!]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/git_commit differs: .* has "0123abc"/);
+    expect(result.stderr).toMatch(/harness differs: shard 1\/2 \(.*\) has nothing, shard 2\/2/);
+  });
+
   it("shards of N and M, and runs that are not shards", async () => {
     const root = caseProject(8);
     const [one] = await twoShards(root);
