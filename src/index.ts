@@ -23,6 +23,7 @@ export type {
   GraderResult,
 } from "./graders/types.js";
 export { extractVerdict, type Verdict } from "./judge/verdict.js";
+export { type MergedRun, type MergeOptions, mergeRuns } from "./report/merge-runs.js";
 export type {
   CaseRow,
   CheckRow,

@@ -34,6 +34,28 @@ export async function loadCases(path: string): Promise<{ cases: Case[]; sha256: 
   return { cases, sha256 };
 }
 
+/**
+ * The case ids of a case file in file order, and its sha256, without validating the cases:
+ * `eb merge` orders a merged run's items as the file does (a file of this digest was valid).
+ */
+export async function caseIds(path: string): Promise<{ ids: string[]; sha256: string }> {
+  const ids: string[] = [];
+  const onLine = (_line: number, text: string) => {
+    const value = parseJson(text);
+    if (typeof value === "object" && value !== null && "id" in value) ids.push(String(value.id));
+  };
+  const sha256 = await readLines(path, onLine, () => {});
+  return { ids, sha256 };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** True when some case has a grader that calls the judge model. */
 export function needsJudge(cases: readonly Case[]): boolean {
   return cases.some((c) => c.graders.some((g) => g.usesJudge));

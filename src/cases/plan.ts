@@ -8,7 +8,7 @@ import { createCommandTarget, missingProgram } from "../model/command-target.js"
 import { redactUrl } from "../model/redact.js";
 import { AccessRefusedError } from "../model/refused.js";
 import type { CaseTarget } from "../model/types.js";
-import { configOf, flagGiven } from "../run/options.js";
+import { configOf, flagGiven, resumedConfig } from "../run/options.js";
 import type { CaseManifest, CaseSettings, TargetInfo } from "../run/record.js";
 import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
@@ -58,7 +58,7 @@ export function caseSettings(plan: Plan): CaseSettings {
 export async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
   const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "cases");
   const request = checkRequest(resumed === null ? options : resumedOptions(options, resumed));
-  const config = await configOf(options);
+  const config = resumedConfig(await configOf(options), options, resumed);
   const settings = resumed === null ? config.eval : resumedSettings(config.eval, options, resumed);
   const cwd = path.resolve(options.cwd ?? ".");
   const casesFile = displayPath(casesPath(options.cases, cwd, resumed));

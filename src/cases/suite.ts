@@ -1,12 +1,14 @@
+import type { Pricing } from "../config/schema.js";
 import { redactUrl } from "../model/redact.js";
 import { isoUtc } from "../run/provenance.js";
-import type { CaseClosing, CaseRow } from "../run/record.js";
+import type { CaseClosing, CaseRow, CaseSettings } from "../run/record.js";
+import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
 import { caseSettings, type Plan } from "./plan.js";
-import { buildCaseReport, type CaseReport } from "./report.js";
+import { buildCaseReport, type CaseReport, type CaseRunRows } from "./report.js";
 import { runCaseSample } from "./sample.js";
 import type { Case } from "./schema.js";
 import { CaseTally } from "./tally.js";
@@ -24,6 +26,8 @@ export function caseSuite(
   options: Pick<RunCasesOptions, "argv">,
   signal: AbortSignal,
 ): Suite<"cases", Case, CaseReport> {
+  const { items: cases, fields } = takeShard(plan.cases, plan.config.shard);
+  const shard = { ...plan, cases };
   const tally = new CaseTally();
   const settings = caseSettings(plan);
   const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
@@ -32,12 +36,13 @@ export function caseSuite(
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,
-    items: plan.cases,
+    items: cases,
     samples: plan.k,
     workers: plan.settings.workers,
     schedule: "item",
     settings,
     definitions: { [plan.casesFile]: `sha256:${plan.casesSha256}` },
+    shard: fields,
     command: options.argv ? options.argv.map((arg) => redactUrl(plan.scrubber.scrub(arg))) : null,
     manifestRoom: MANIFEST_ROOM,
     scrubber: plan.scrubber,
@@ -50,7 +55,7 @@ export function caseSuite(
       tally.add(row);
       return row;
     },
-    finish: (context) => finish(plan, tally, context),
+    finish: (context) => finish(shard, tally, context),
     close: async () => {},
   };
 }
@@ -61,28 +66,53 @@ async function finish(
   context: FinishContext,
 ): Promise<Finished<"cases", CaseReport>> {
   const warnings = await plan.cache.flush();
+  const finished = finishedCases({ rows: context.tally, cases: plan.cases, tally }, context, {
+    settings: caseSettings(plan),
+    projectRoot: plan.config.projectRoot,
+    judgeModelVersions: [...plan.judgeVersions],
+    passThreshold: plan.settings.passThreshold,
+    pricing: plan.config.pricing,
+  });
+  return { ...finished, warnings };
+}
+
+/** What a case run's reports need beyond its rows. */
+export interface CaseRunMeta {
+  settings: CaseSettings;
+  projectRoot: string;
+  judgeModelVersions: readonly string[];
+  passThreshold: number;
+  pricing: Pricing;
+}
+
+/** The reports of a case run: for a run as it ends, and for shards merged (`eb merge`). */
+export function finishedCases(
+  run: CaseRunRows,
+  context: FinishContext,
+  meta: CaseRunMeta,
+): Finished<"cases", CaseReport> {
   const report = buildCaseReport(
-    { rows: context.tally, cases: plan.cases, tally },
+    run,
     {
-      ...caseSettings(plan),
-      project_root: plan.config.projectRoot,
-      judge_model_versions: [...plan.judgeVersions].sort(),
+      ...meta.settings,
+      project_root: meta.projectRoot,
+      judge_model_versions: [...meta.judgeModelVersions].sort(),
       run_id: context.runId,
       output_dir: context.runDir,
       started_at: isoUtc(context.startedAt),
       completed_at: isoUtc(context.completedAt),
       duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
       interrupted: context.interrupted,
-      pass_threshold: plan.settings.passThreshold,
+      pass_threshold: meta.passThreshold,
     },
-    { pricing: plan.config.pricing },
+    { pricing: meta.pricing },
   );
   return {
     report,
     markdown: caseReportMarkdown(report),
     passed: report.run_passed,
     closing: closingFields(report),
-    warnings,
+    warnings: [],
   };
 }
 

@@ -1,4 +1,5 @@
 import { environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
+import { takeShard } from "../run/shard.js";
 import { preflight, type Selected, selectChecks } from "./preflight.js";
 
 export interface ChecksQuery extends LoadConfigOptions {
@@ -17,7 +18,8 @@ export async function listChecks(
   const config = await loadConfig(query);
   const found = await selectChecks(config, query);
   const warnings = [...config.warnings, ...found.warnings];
-  return { ...found, warnings, projectRoot: config.projectRoot };
+  const { items: checks } = takeShard(found.checks, config.shard);
+  return { checks, warnings, projectRoot: config.projectRoot };
 }
 
 /**

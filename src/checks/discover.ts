@@ -2,6 +2,7 @@ import { type Dirent, realpathSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../errors.js";
+import { byCodePoint } from "../run/order.js";
 
 export interface DiscoverOptions {
   projectRoot: string;
@@ -37,11 +38,6 @@ async function checkDirOf(projectRoot: string, checkDir: string): Promise<string
   throw new InputError(
     `--check-dir ${checkDir}: ${dir} ${what} (the path is relative to the project root ${projectRoot})`,
   );
-}
-
-/** Code-point order, as Python sorts strings (UTF-8 byte order is code-point order). */
-export function byCodePoint(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 async function findChecksDirs(dir: string, exclude: Set<string>, found: Set<string>) {

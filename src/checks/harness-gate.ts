@@ -1,5 +1,5 @@
 import { InputError } from "../errors.js";
-import { byCodePoint } from "./discover.js";
+import { byCodePoint } from "../run/order.js";
 import type { Check } from "./types.js";
 
 /**

@@ -1,6 +1,6 @@
 import { type Config, environmentOf } from "../config/load.js";
 import type { PythonInterpreter } from "../process/python.js";
-import { configOf, flagGiven, type RunOptions } from "../run/options.js";
+import { configOf, flagGiven, type RunOptions, resumedConfig } from "../run/options.js";
 import type { CheckManifest } from "../run/record.js";
 import { manifestOfRun } from "../run/run-folder.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
@@ -30,9 +30,9 @@ export interface CheckRun extends SuiteRun<CheckReport> {
  */
 export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRun> {
   const warn = options.onWarning ?? (() => {});
-  const config = await configOf(options);
-  const env = environmentOf(options);
   const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "checks");
+  const config = resumedConfig(await configOf(options), options, resumed);
+  const env = environmentOf(options);
   const preflighted = await preflight(config, options, "run", env);
   for (const warning of preflighted.warnings) warn(warning);
   const checks =

@@ -2,10 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Config } from "../config/load.js";
+import type { Pricing } from "../config/schema.js";
 import { InputError } from "../errors.js";
 import type { PythonInterpreter } from "../process/python.js";
 import { summarize } from "../report/run-summary.js";
 import { isoUtc } from "../run/provenance.js";
+import type { HarnessSettings } from "../run/record.js";
+import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import type { ExecContext, PreparedCheck } from "./executors/types.js";
@@ -43,7 +46,8 @@ export function checkSuite(
   options: CheckSuiteOptions,
 ): Suite<"checks", CheckItem, CheckReport> {
   const { samples } = options;
-  const items: CheckItem[] = prepared.map((p) => ({ id: p.check.id, prepared: p, results: [] }));
+  const all: CheckItem[] = prepared.map((p) => ({ id: p.check.id, prepared: p, results: [] }));
+  const { items, fields } = takeShard(all, config.shard);
   const byId = new Map(items.map((item) => [item.id, item]));
   let scratchRoot: string | null = null;
   const checksDir = (runDir: string) => path.join(runDir, "checks");
@@ -55,8 +59,9 @@ export function checkSuite(
     samples,
     workers: config.maxParallelChecks,
     schedule: "sample",
-    settings: { kind: "checks", samples },
+    settings: { kind: "checks", samples, ...harnessSettings(config, prepared) },
     definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
+    shard: fields,
     command: options.command,
     manifestRoom: 160,
     scrubber: options.scrubber,
@@ -123,18 +128,45 @@ async function finish(
     await writeJson(path.join(context.runDir, "checks", `${safeStem(id)}.json`), merged, scrubber);
     results.push(merged);
   }
+  return finishedChecks(results, context, {
+    projectRoot: config.projectRoot,
+    passThreshold: config.passThreshold,
+    pricing: config.pricing,
+    itemsPlanned: items.length,
+    samples,
+  });
+}
+
+/** What a check run's reports need beyond its results and rows. */
+export interface CheckRunMeta {
+  projectRoot: string;
+  passThreshold: number;
+  pricing: Pricing;
+  itemsPlanned: number;
+  samples: number;
+}
+
+/**
+ * The reports of a check run from each check's result (in discovery order) and the rows: for a
+ * run as it ends, and for shards merged (`eb merge`).
+ */
+export function finishedChecks(
+  results: CheckResult[],
+  context: FinishContext,
+  meta: CheckRunMeta,
+): Finished<"checks", CheckReport> {
   const report = buildCheckReport(results, {
     runId: context.runId,
-    projectRoot: config.projectRoot,
+    projectRoot: meta.projectRoot,
     outputDir: context.runDir,
     startedAt: isoUtc(context.startedAt),
     completedAt: isoUtc(context.completedAt),
     durationMs: context.completedAt.getTime() - context.startedAt.getTime(),
-    passThreshold: config.passThreshold,
+    passThreshold: meta.passThreshold,
     interrupted: context.interrupted,
-    summary: summarize(context.tally, { pricing: config.pricing }),
-    itemsPlanned: items.length,
-    samples,
+    summary: summarize(context.tally, { pricing: meta.pricing }),
+    itemsPlanned: meta.itemsPlanned,
+    samples: meta.samples,
   });
   return {
     report,
@@ -143,6 +175,16 @@ async function finish(
     closing: {},
     warnings: [],
   };
+}
+
+/** The judge agent's settings, for the manifest, when some check is judged by an agent. */
+function harnessSettings(
+  config: Config,
+  prepared: readonly PreparedCheck[],
+): { harness: HarnessSettings } | Record<never, never> {
+  if (!prepared.some((p) => p.check.type === "harness_judge")) return {};
+  const { agent, model, reasoningEffort } = config.harness;
+  return { harness: { agent, model, reasoning_effort: reasoningEffort } };
 }
 
 function writeJson(file: string, value: unknown, scrubber: Scrubber): Promise<void> {

@@ -7,6 +7,7 @@ import { TOOL_VERSION } from "../run/provenance.js";
 import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
 import type { CompareFlags } from "./compare.js";
 import type { EvalFlags } from "./eval.js";
+import type { MergeFlags } from "./merge.js";
 import {
   addDiscoveryOptions,
   addNoProjectConfig,
@@ -55,12 +56,15 @@ program
   .option("--cwd <PATH>", "folder to create .eval-banana/ in", ".")
   .action(action(async () => (await import("./init.js")).initCommand));
 
-addDiscoveryOptions(
-  program
-    .command("list")
-    .description("list discovered checks: id, type, description, file (tab-separated)")
-    .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
-    .option("--json", "print a JSON array of {id, type, file, line, tags, description}"),
+addSettingOptions(
+  addDiscoveryOptions(
+    program
+      .command("list")
+      .description("list discovered checks: id, type, description, file (tab-separated)")
+      .option("--tag <TAG>", "only checks with this tag (repeatable; any of them)", collect)
+      .option("--json", "print a JSON array of {id, type, file, line, tags, description}"),
+  ),
+  ["core.shard"],
 ).action(action<RunFlags>(async () => (await import("./list.js")).listCommand));
 
 addSettingOptions(
@@ -122,6 +126,7 @@ const EVAL_SETTINGS = [
   "eval.max_response_mb",
   "eval.cache_dir",
   "eval.pass_threshold",
+  "core.shard",
 ] as const satisfies readonly SettingId[];
 
 const EVAL_HELP = `
@@ -224,6 +229,30 @@ addSettingOptions(
   .addHelpText("after", EVAL_HELP)
   .action(async (cases: string | undefined, flags: EvalFlags) => {
     process.exitCode = await (await import("./eval.js")).evalCommand(cases, flags);
+  });
+
+program
+  .command("merge")
+  .summary("join the run folders of a suite's shards into one run")
+  .description(
+    "Join the run folders of the shards of one run (eb run/eb eval --shard I/N) into one run " +
+      "folder: rows.jsonl (its manifest lists the shards), report.json and report.md, with the " +
+      "statistics and the gate an unsharded run of the same rows has. Refuses (exit 2) shards " +
+      "of different suites or settings, an item in two shards, a shard given twice; warns of " +
+      "missing shards. Exit 0 passed, 1 fell short, 2 could not merge.",
+  )
+  .argument("<runs...>", "the shards' run folders (or their rows.jsonl files)")
+  .option("--out <DIR>", "where the merged run folder goes (default: the config's output_dir)")
+  .option("--flat-output", "write into --out itself (must be absent or empty)")
+  .option("--require-all", "refuse to merge when a shard is missing (default: warn)")
+  .option("--json", "print report.json to stdout instead of the summary")
+  .option(
+    "--cwd <PATH>",
+    "where the config search starts (output_dir, [pricing], the case file)",
+    ".",
+  )
+  .action(async (runs: string[], flags: MergeFlags) => {
+    process.exitCode = await (await import("./merge.js")).mergeCommand(runs, flags);
   });
 
 program

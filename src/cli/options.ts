@@ -19,10 +19,15 @@ function attributeName(flag: string): string {
 export function addSettingOptions(command: Command, ids: readonly SettingId[]): Command {
   for (const setting of SETTINGS) {
     if (!ids.includes(settingId(setting))) continue;
-    const value = setting.kind === "string" ? "TEXT" : setting.kind === "integer" ? "INT" : "NUM";
+    const value = placeholderOf(setting);
     command.addOption(new Option(`${flagName(setting)} <${value}>`, optionHelp(setting)));
   }
   return command;
+}
+
+function placeholderOf(setting: Setting): string {
+  if (setting.placeholder !== undefined) return setting.placeholder;
+  return setting.kind === "string" ? "TEXT" : setting.kind === "integer" ? "INT" : "NUM";
 }
 
 function optionHelp(setting: Setting): string {
@@ -56,6 +61,7 @@ export const RUN_SETTINGS = [
   "core.max_parallel_checks",
   "core.check_timeout_seconds",
   "core.samples",
+  "core.shard",
   "core.python",
   ...HARNESS_SETTINGS,
 ] as const satisfies readonly SettingId[];

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { InputError } from "../errors.js";
+import { parseShard, type Shard } from "../run/shard.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
@@ -77,6 +78,8 @@ export interface Config {
   checkTimeoutSeconds: number;
   /** Runs of each check. */
   samples: number;
+  /** `--shard I/N`: run only that shard's items; null runs them all. */
+  shard: Shard | null;
   python: string | null;
   excludeDirs: string[];
   harness: HarnessConfig;
@@ -128,6 +131,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     maxParallelChecks: get("core.max_parallel_checks"),
     checkTimeoutSeconds: get("core.check_timeout_seconds"),
     samples: get("core.samples"),
+    shard: shardOf(get("core.shard")),
     python: get("core.python") ?? null,
     excludeDirs: file.data.discovery?.exclude_dirs ?? [...DEFAULT_EXCLUDE_DIRS],
     harness: {
@@ -153,6 +157,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     pricing: file.data.pricing ?? {},
     warnings: file.warnings,
   };
+}
+
+/** The value passed its setting's schema, so it parses. */
+function shardOf(value: string | undefined): Shard | null {
+  return value === undefined ? null : parseShard(value);
 }
 
 function defaultOf(id: SettingId): string | number | undefined {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
+import { parseShard, SHARD_HELP } from "../run/shard.js";
 
 /**
  * Every scalar setting, once: its TOML place, default, EVAL_BANANA_* variable, flag, help and
@@ -24,6 +25,8 @@ export interface Setting {
   example?: Value;
   /** The flag (`--name`), only where it is not the derived one (see flagName). */
   flag?: string;
+  /** The flag's value in --help, where the kind's (TEXT, INT, NUM) says too little. */
+  placeholder?: string;
   /** One wording for the flag's help and the `eb init` comment: lower case, no final period. */
   help: string;
 }
@@ -101,6 +104,16 @@ export const SETTINGS = [
     schema: text,
     example: "python3",
     help: 'Python interpreter for deterministic checks (default: python3 on PATH), e.g. ".venv/bin/python"',
+  },
+  {
+    section: "core",
+    key: "shard",
+    env: "SHARD",
+    kind: "string",
+    schema: z.string().refine((value) => parseShard(value) !== null, SHARD_HELP),
+    example: "2/4",
+    placeholder: "I/N",
+    help: "run only shard I of N (items dealt by a stable hash of their id); eb merge joins the shards' run folders",
   },
   {
     section: "core",

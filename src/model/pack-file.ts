@@ -12,6 +12,7 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 
 /**
@@ -322,11 +323,21 @@ function writeAll(fd: number, bytes: Buffer): void {
   }
 }
 
-/** `<UTC time>-<pid>-<random><suffix>`: unique across processes, sorted by age. */
+/**
+ * `<UTC time>-<host>-<pid>-<random><suffix>`: sorted by age, and unique across processes and
+ * machines, so the cache folders of several CI machines (whose pids are alike) copy into one
+ * without a pack overwriting another.
+ */
 function packName(suffix: string): string {
   const time = new Date().toISOString().replace(/[-:.]/g, "");
-  return `${time}-${process.pid}-${randomBytes(4).toString("hex")}${suffix}`;
+  return `${time}-${HOST}-${process.pid}-${randomBytes(4).toString("hex")}${suffix}`;
 }
+
+/** The machine's name as a file name can hold it (no "-", the names' separator). */
+const HOST =
+  hostname()
+    .replace(/[^A-Za-z0-9]/g, "_")
+    .slice(0, 32) || "host";
 
 function readWhole(fd: number): Buffer {
   const bytes = Buffer.allocUnsafe(fstatSync(fd).size);

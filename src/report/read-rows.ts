@@ -42,16 +42,32 @@ export async function readRows(file: string): Promise<StoredRow[]> {
 }
 
 /**
+ * Every row of a rows file with its line as written (the manifest and a cut-short last line
+ * skipped): `eb merge` copies the lines as they are and counts the rows. Returns the warnings.
+ */
+export function forEachRowOf(
+  file: string,
+  visit: (row: StoredRow, text: string) => void,
+): Promise<string[]> {
+  return forEachLine(file, (parsed, text) => {
+    if (!("manifest" in parsed)) visit(parsed, text);
+  });
+}
+
+/**
  * A bad line is an InputError with file and line. Only a last line that has no "\n" and is not
  * JSON is forgiven: a crash cut it short (rows are written whole, newline included).
  */
-async function forEachLine(file: string, visit: (line: Line) => void): Promise<string[]> {
+async function forEachLine(
+  file: string,
+  visit: (line: Line, text: string) => void,
+): Promise<string[]> {
   const reader = new RowReader();
   let cutShort: number | null = null;
   await forEachLineOf(file, (text, line, ended) => {
     const parsed = reader.read(text, line);
     if (parsed === null) return;
-    if (typeof parsed !== "string") visit(parsed);
+    if (typeof parsed !== "string") visit(parsed, text);
     else if (!ended && parsed === NOT_JSON) cutShort = line;
     else throw new InputError(`${file}:${line}: ${parsed}`);
   });

@@ -31,6 +31,8 @@ export class RowTally {
   errors = 0;
   cached = 0;
   private latencies = new Float64Array(1024);
+  /** The sample whose problem each item's `problem` is. */
+  private readonly problemSamples = new Map<string, number>();
   latencyCount = 0;
 
   add(row: StoredRow): void {
@@ -43,7 +45,7 @@ export class RowTally {
       item.errors++;
       this.errors++;
     }
-    if (status !== "passed") item.problem ??= problemOf(row, status);
+    if (status !== "passed") this.noteProblem(item, row, status);
     for (const [name, pass] of Object.entries(row.marks ?? {})) {
       if (!pass) this.graderFailures.set(name, (this.graderFailures.get(name) ?? 0) + 1);
     }
@@ -52,6 +54,18 @@ export class RowTally {
       this.cached++;
     } else if (typeof row.ms === "number") this.addLatency(row.ms);
     this.addTokens(row);
+  }
+
+  /**
+   * The problem of the item's lowest failed sample, whatever order samples finished in (those
+   * of a check run side by side), so the same rows give the same report.
+   */
+  private noteProblem(item: ItemTally, row: StoredRow, status: Exclude<Status, "passed">): void {
+    const sample = row.sample ?? 0;
+    const earlier = this.problemSamples.get(item.id);
+    if (earlier !== undefined && earlier <= sample) return;
+    this.problemSamples.set(item.id, sample);
+    item.problem = problemOf(row, status);
   }
 
   latencyValues(): Float64Array {

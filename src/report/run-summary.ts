@@ -103,7 +103,9 @@ export type RunSummary = { stats: RunStats } & z.output<typeof summaryFieldsSche
 
 /** Everything `eb report` says about a run, from its per-item aggregates. */
 export function summarize(tally: RowTally, options: SummaryOptions = {}): RunSummary {
-  const items = [...tally.items.values()];
+  // In id order, not the order rows arrived in: float sums and the bootstrap's draws then come
+  // out the same to the last digit for the same rows (a run, or its shards merged).
+  const items = [...tally.items.values()].sort((a, b) => compareText(a.id, b.id));
   const interval = intervalOf(items, options);
   const flaky = items
     .filter((item) => item.sum > 0 && item.sum < item.n)
@@ -216,7 +218,9 @@ function tokensOf(tally: RowTally, options: SummaryOptions): RunSummary["tokens"
   };
   const judgeUsed = tally.judgeTokens.input + tally.judgeTokens.output > 0;
   return {
-    target: [...tally.targetTokens].map(([model, count]) => price(model, count)),
+    target: [...tally.targetTokens]
+      .sort(([a], [b]) => compareText(a, b))
+      .map(([model, count]) => price(model, count)),
     judge: judgeUsed ? price(options.judgeModel ?? "", tally.judgeTokens) : null,
   };
 }

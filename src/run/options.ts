@@ -1,6 +1,7 @@
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import type { SettingId } from "../config/settings.js";
-import type { RowOf, RunKind } from "./record.js";
+import type { ManifestBase, RowOf, RunKind } from "./record.js";
+import { parseShard } from "./shard.js";
 import type { RunProgress } from "./suite.js";
 
 /** What every kind of run takes, beyond its own items and settings. */
@@ -40,4 +41,17 @@ export async function configOf(
  */
 export function flagGiven(options: Pick<LoadConfigOptions, "flags">, id: SettingId): boolean {
   return options.flags?.[id] !== undefined;
+}
+
+/**
+ * `--resume` of a shard's run finishes that shard: its `I/N` comes from the manifest unless the
+ * command line gives one (then a difference is refused).
+ */
+export function resumedConfig(
+  config: Config,
+  options: Pick<LoadConfigOptions, "flags">,
+  run: Pick<ManifestBase, "shard"> | null,
+): Config {
+  if (run === null || flagGiven(options, "core.shard")) return config;
+  return { ...config, shard: run.shard === undefined ? null : parseShard(run.shard) };
 }

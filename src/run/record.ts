@@ -137,11 +137,36 @@ const manifestBase = {
   resumes: count
     .optional()
     .describe("How many times --resume picked the run up again; absent before the first."),
+  shard: z.string().optional().describe("A shard's run (--shard I/N): which shard, as I/N."),
+  item_set: z
+    .string()
+    .optional()
+    .describe("A shard's run: the digest of every item id of the suite, before sharding."),
+  items_total: count.optional().describe("A shard's run: the items of the whole suite."),
+  shards: z
+    .array(z.string())
+    .optional()
+    .describe("A merged run (eb merge): the shards it joins, as I/N."),
+  merged_runs: z.array(z.string()).optional().describe("A merged run: the shards' run ids."),
 };
 export type ManifestBase = z.output<z.ZodObject<typeof manifestBase>>;
 
+/** `[harness]` as a run of judge checks used it (a check's own `model` wins over `model`). */
+const harnessSettingsSchema = z.strictObject({
+  agent: z.string().nullable(),
+  model: z.string().nullable(),
+  reasoning_effort: z.string().nullable(),
+});
+export type HarnessSettings = z.output<typeof harnessSettingsSchema>;
+
 /** The settings of an `eb run` that change its results. */
-const checkSettings = { kind: z.literal("checks"), samples: z.number().int().min(1) };
+const checkSettings = {
+  kind: z.literal("checks"),
+  samples: z.number().int().min(1),
+  harness: harnessSettingsSchema
+    .optional()
+    .describe("The judge agent of harness_judge checks ([harness]); absent when the run has none."),
+};
 export type CheckSettings = z.output<z.ZodObject<typeof checkSettings>>;
 
 /** The settings of an `eb eval` that change its results. */
@@ -204,10 +229,24 @@ export type ClosingOf<K extends RunKind> = K extends "cases" ? CaseClosing : Rec
 export type RowOf<K extends RunKind> = K extends "checks" ? CheckRow : CaseRow;
 
 /** What must not change for `--resume` to finish a run as if it had never stopped. */
-export const RESUME_KEYS: { [K in RunKind]: readonly (keyof SettingsOf<K> | "definitions")[] } = {
-  checks: ["samples", "definitions"],
-  cases: ["cases_sha256", "target", "judge_model", "k", "temperature", "max_tokens"],
+export const RESUME_KEYS: {
+  [K in RunKind]: readonly (keyof SettingsOf<K> | "definitions" | SuiteKey)[];
+} = {
+  checks: ["samples", "definitions", "shard", "item_set"],
+  cases: [
+    "cases_sha256",
+    "target",
+    "judge_model",
+    "k",
+    "temperature",
+    "max_tokens",
+    "shard",
+    "item_set",
+  ],
 };
+
+/** The manifest fields that say which part of which suite a run covers. */
+type SuiteKey = "shard" | "item_set";
 
 /** What `eb <command>` made a run of each kind, for messages. */
 export const COMMAND_OF: Record<RunKind, string> = { checks: "eb run", cases: "eb eval" };

@@ -89,6 +89,13 @@ export function rowsFileOf(runDir: string): string {
   return file;
 }
 
+/** What a resumed run must have as its manifest has it. */
+type Compared<K extends RunKind> = SettingsOf<K> & {
+  definitions: Record<string, string>;
+  shard?: string | undefined;
+  item_set?: string | undefined;
+};
+
 /** What a resumed run needs of its manifest. */
 export type Resumed = Pick<ManifestBase, "run_id" | "started_at" | "resumes">;
 
@@ -99,7 +106,7 @@ export type Resumed = Pick<ManifestBase, "run_id" | "started_at" | "resumes">;
 export function reopenRunFolder<K extends RunKind>(
   runDir: string,
   kind: K,
-  now: SettingsOf<K> & { definitions: Record<string, string> },
+  now: Compared<K>,
 ): { writer: RowWriter<Manifest>; manifest: Resumed } {
   const file = rowsFileOf(runDir);
   // Refused before the file is opened for writing, so a refused resume changes nothing.
@@ -127,11 +134,7 @@ function refusal(runDir: string, why: string): InputError {
   return new InputError(`--resume ${runDir}: ${why}. Start a new run instead.`);
 }
 
-function mismatch<K extends RunKind>(
-  manifest: Manifest,
-  kind: K,
-  now: SettingsOf<K> & { definitions: Record<string, string> },
-): string | null {
+function mismatch<K extends RunKind>(manifest: Manifest, kind: K, now: Compared<K>): string | null {
   if (manifest.kind !== kind) return `it is not a run of ${COMMAND_OF[kind]}`;
   const before = new Map(Object.entries(manifest));
   const after = new Map(Object.entries(now));

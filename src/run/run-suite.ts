@@ -1,8 +1,6 @@
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type Config, environmentOf } from "../config/load.js";
 import { EXIT, InputError, RunStoppedError } from "../errors.js";
-import { writeRunHtml } from "../html/write.js";
 import { readRows } from "../report/read-rows.js";
 import { RowTally } from "../report/row-tally.js";
 import { describeFsError, isDiskFull } from "./fs-errors.js";
@@ -11,6 +9,7 @@ import type { RunOptions } from "./options.js";
 import { runPool } from "./pool.js";
 import { gitCommit, isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
 import type { Manifest, RowOf, RunKind, StoredRow } from "./record.js";
+import { writeHtmlReport, writeReports } from "./reports.js";
 import { RowWriter } from "./rows.js";
 import { createRunFolder, ROWS_FILE, reopenRunFolder, rowsFileOf } from "./run-folder.js";
 import type { RunProgress, Suite, SuiteItem } from "./suite.js";
@@ -107,12 +106,7 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
   for (const warning of finished.warnings) options.onWarning?.(suite.scrubber.scrub(warning));
   // Every row on disk before a report counts it: a write that failed stops the run here.
   run.rows.flush();
-  const { scrub } = suite.scrubber;
-  await writeFile(
-    path.join(run.runDir, "report.json"),
-    scrub(`${JSON.stringify(finished.report, null, 2)}\n`),
-  );
-  await writeFile(path.join(run.runDir, "report.md"), scrub(finished.markdown));
+  await writeReports(run.runDir, finished, suite.scrubber.scrub);
   const closed = run.rows.close({
     ended_at: isoUtc(completedAt),
     interrupted,
@@ -124,12 +118,8 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
       `${run.rows.path}: the closing manifest fields did not fit on its first line; report.json has them`,
     );
   }
-  // After the manifest is closed, so the page says when the run ended. The page is a view of
-  // what is already on disk: failing to build it loses nothing.
-  await writeRunHtml(run.runDir, scrub, { pricing: options.config.pricing }).catch(
-    (error: unknown) => {
-      options.onWarning?.(scrub(`report.html was not written: ${messageOf(error)}`));
-    },
+  await writeHtmlReport(run.runDir, suite.scrubber.scrub, options.config.pricing, (message) =>
+    options.onWarning?.(message),
   );
   const exitCode = interrupted ? EXIT.interrupted : finished.passed ? EXIT.passed : EXIT.fellShort;
   return { report: finished.report, runDir: run.runDir, exitCode };
@@ -158,6 +148,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     project_root: suite.projectRoot,
     ...suite.settings,
     definitions: suite.definitions,
+    ...(suite.shard ?? {}),
     items_planned: suite.items.length,
     command: suite.command,
     started_at: isoUtc(startedAt),
@@ -187,6 +178,7 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
     const { writer: rows, manifest } = reopenRunFolder(runDir, suite.kind, {
       ...suite.settings,
       definitions: suite.definitions,
+      ...(suite.shard ?? {}),
     });
     return {
       runId: manifest.run_id,
@@ -301,10 +293,6 @@ function progressOf<K extends RunKind, I extends SuiteItem, R>(
     earlierCached: cached,
     startedAt: performance.now(),
   };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function sampleKey(id: string, sample: number): string {

@@ -1,6 +1,7 @@
 import type { RowTally } from "../report/row-tally.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "./record.js";
+import type { ShardFields } from "./shard.js";
 
 /** An item of a suite: a check or a case. */
 export interface SuiteItem {
@@ -57,8 +58,10 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   schedule: "item" | "sample";
   /** The manifest fields of this kind: the settings that change results. */
   settings: SettingsOf<K>;
-  /** Digest of every definition, by item id or file. */
+  /** Digest of every definition, by item id or file (a shard's: of the whole suite). */
   definitions: Record<string, string>;
+  /** Which shard of the suite `items` are (`--shard I/N`); absent or null: all of it. */
+  shard?: ShardFields | null;
   /** The command line as recorded (secrets removed), or null. */
   command: string[] | null;
   /** Bytes kept free on the manifest line for `Finished.closing`. */

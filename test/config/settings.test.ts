@@ -48,6 +48,7 @@ describe("flag names", () => {
       "core.max_parallel_checks": "--max-parallel-checks",
       "core.check_timeout_seconds": "--check-timeout-seconds",
       "core.samples": "--samples",
+      "core.shard": "--shard",
       "core.python": "--python",
       "core.llm_max_input_chars": "--llm-max-input-chars",
       "harness.agent": "--harness-agent",

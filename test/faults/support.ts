@@ -106,7 +106,7 @@ export function cachePacks(root: string): string[] {
   const files = filesUnder(path.join(root, CACHE));
   for (const file of files) {
     expect(file, "a leftover temporary file").toMatch(
-      /^packs\/\d{8}T\d{9}Z-\d+-[0-9a-f]{8}\.pack$/,
+      /^packs\/\d{8}T\d{9}Z-\w+-\d+-[0-9a-f]{8}\.pack$/,
     );
   }
   return files.map((file) => path.join(root, CACHE, file));

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   appendFileSync,
+  cpSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -10,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCache } from "../../src/model/cache.js";
@@ -127,7 +128,12 @@ describe("createCache", () => {
     await cache.set(keyOf(1), { text: "x".repeat(300_000) });
     // Read back in the same run: a judge prompt asked again by the next sample hits.
     expect(await cache.get(keyOf(0))).toEqual({ text: "héllo\nwörld", n: [1, 2] });
-    expect(packsOf(root)).toEqual([expect.stringMatching(/^\d{8}T\d{9}Z-\d+-[0-9a-f]{8}\.open$/)]);
+    // Named by time, host, pid and a random part: no clash between the packs of CI machines.
+    const host = hostname()
+      .replace(/[^A-Za-z0-9]/g, "_")
+      .slice(0, 32);
+    const name = new RegExp(`^\\d{8}T\\d{9}Z-${host}-${process.pid}-[0-9a-f]{8}\\.open$`);
+    expect(packsOf(root)).toEqual([expect.stringMatching(name)]);
     expect(await cache.flush()).toEqual([]);
     const [pack] = packsOf(root);
     expect(pack).toMatch(/\.pack$/);
@@ -202,6 +208,29 @@ describe("createCache", () => {
     await live.set(keyOf(61), { sample: 61 });
     expect(await live.flush()).toEqual([]);
     expect(await createCache(root).get(keyOf(61))).toEqual({ sample: 61 });
+  });
+
+  it("reads, and merges, the packs of many machines copied into one folder without losing one", async () => {
+    const shared = join(dir, "shared");
+    for (let machine = 0; machine < 12; machine++) {
+      const own = join(dir, `machine-${machine}`);
+      // Every machine restored the same cache (sample 0), then added samples of its own.
+      await writeRun(own, [0, 1 + machine * 2, 2 + machine * 2]);
+      cpSync(join(own, "packs"), join(shared, "packs"), { recursive: true });
+    }
+    expect(packsOf(shared)).toHaveLength(12);
+    const cache = createCache(shared);
+    for (let sample = 0; sample <= 24; sample++) {
+      expect(await cache.get(keyOf(sample))).toEqual({ sample });
+    }
+    expect(await cache.flush()).toEqual([]);
+    // Twelve closed packs are more than a merge lets stand: they became one, whole.
+    expect(packsOf(shared)).toHaveLength(1);
+    const again = createCache(shared);
+    for (let sample = 0; sample <= 24; sample++) {
+      expect(await again.get(keyOf(sample))).toEqual({ sample });
+    }
+    await again.flush();
   });
 
   it("is closed by flush(): a late set() writes nothing, a late get() misses", async () => {

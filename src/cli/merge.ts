@@ -1,0 +1,39 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { caseReportConsole } from "../cases/console.js";
+import { checkReportConsole } from "../checks/console.js";
+import { mergeRuns } from "../report/merge-runs.js";
+import { printWarning } from "./output.js";
+import { terminalSafeStrings } from "./terminal.js";
+
+export interface MergeFlags {
+  cwd: string;
+  out?: string;
+  flatOutput?: boolean;
+  requireAll?: boolean;
+  json?: boolean;
+}
+
+/** `eb merge RUN…`: the shards' run folders joined into one; the exit code of its gate. */
+export async function mergeCommand(runs: string[], flags: MergeFlags): Promise<number> {
+  const merged = await mergeRuns({
+    runs,
+    cwd: flags.cwd,
+    out: flags.out,
+    flatOutput: flags.flatOutput,
+    requireAll: flags.requireAll,
+    argv: process.argv.slice(2),
+    onWarning: printWarning,
+  });
+  if (flags.json) {
+    process.stdout.write(await readFile(path.join(merged.runDir, "report.json"), "utf8"));
+    return merged.exitCode;
+  }
+  const report = terminalSafeStrings(merged.report);
+  process.stdout.write(
+    "kind" in report && report.kind === "cases"
+      ? caseReportConsole(report)
+      : checkReportConsole(report as Exclude<typeof report, { kind: "cases" }>),
+  );
+  return merged.exitCode;
+}

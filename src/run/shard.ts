@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto";
+import { byCodePoint } from "./order.js";
+
+/** One of `count` shards of a suite, 1-based as in `--shard 2/4`. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** What a shard's manifest records, so `eb merge` can tell shards of one run from others. */
+export interface ShardFields {
+  /** `I/N`. */
+  shard: string;
+  /** Digest of every item id of the suite before sharding (sorted, one per line). */
+  item_set: string;
+  /** Items of the suite before sharding. */
+  items_total: number;
+}
+
+const SHAPE = /^(\d+)\/(\d+)$/;
+
+/** What to write instead of a value that is not a shard. */
+export const SHARD_HELP = "must be I/N with 1 ≤ I ≤ N, e.g. 2/4 (the second of four shards)";
+
+/** `2/4` → {index 2, count 4}; null for anything else (0/3, 4/3, x). */
+export function parseShard(text: string): Shard | null {
+  const match = SHAPE.exec(text.trim());
+  if (!match) return null;
+  const index = Number(match[1]);
+  const count = Number(match[2]);
+  if (!(index >= 1 && index <= count && Number.isSafeInteger(count))) return null;
+  return { index, count };
+}
+
+export function shardText({ index, count }: Shard): string {
+  return `${index}/${count}`;
+}
+
+/**
+ * The shard (1-based) of each item id among `count` shards. Items are dealt by a stable hash of
+ * their id: sorted by hash, then dealt round-robin, so an item lands on the same shard whatever
+ * the order of files, and shard sizes differ by at most one.
+ */
+export function shardsOf(ids: readonly string[], count: number): Map<string, number> {
+  const sorted = ids
+    .map((id) => ({ id, key: createHash("sha256").update(id).digest("hex") }))
+    // Hex digests: code-unit order is code-point order.
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : byCodePoint(a.id, b.id)));
+  return new Map(sorted.map(({ id }, position) => [id, (position % count) + 1]));
+}
+
+/** The items of one shard, in their own order. */
+export function dealShard<T extends { id: string }>(items: readonly T[], shard: Shard): T[] {
+  const of = shardsOf(
+    items.map((item) => item.id),
+    shard.count,
+  );
+  return items.filter((item) => of.get(item.id) === shard.index);
+}
+
+/** A shard's items and its manifest fields; all items and no fields when unsharded. */
+export function takeShard<T extends { id: string }>(
+  items: readonly T[],
+  shard: Shard | null,
+): { items: T[]; fields: ShardFields | null } {
+  if (shard === null) return { items: [...items], fields: null };
+  const fields = {
+    shard: shardText(shard),
+    item_set: itemSetDigest(items.map((item) => item.id)),
+    items_total: items.length,
+  };
+  return { items: dealShard(items, shard), fields };
+}
+
+export function itemSetDigest(ids: readonly string[]): string {
+  const lines = [...ids].sort(byCodePoint).join("\n");
+  return `sha256:${createHash("sha256").update(lines).digest("hex")}`;
+}
