@@ -5,11 +5,13 @@ import { EXIT, InputError, RunStoppedError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatTarget } from "../model/chat.js";
 import { createCommandTarget, missingProgram } from "../model/command-target.js";
+import { Limiters } from "../model/limiter.js";
 import { redactUrl } from "../model/redact.js";
 import { AccessRefusedError } from "../model/refused.js";
+import { isRateLimit } from "../model/retry.js";
 import type { CaseTarget } from "../model/types.js";
 import { configOf, flagGiven } from "../run/options.js";
-import type { CaseManifest, CaseSettings, TargetInfo } from "../run/record.js";
+import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "../run/record.js";
 import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
@@ -36,7 +38,16 @@ export interface Plan {
   /** The API key, URL credentials and key-like variables: never written anywhere. */
   scrubber: Scrubber;
   judgeVersions: Set<string>;
+  /** Calls in flight per model, shared by the target and the judge. */
+  limiters: Limiters;
+  /** Cases run at once: the pinned --workers, else max_workers (a command: 8). */
+  lanes: number;
 }
+
+/** A command target has no rate limit to adapt to: it runs this many at once unless pinned. */
+const COMMAND_WORKERS = 8;
+/** Where an adaptive limit starts (slow start doubles it from there). */
+const START_WORKERS = 8;
 
 const INTERRUPTED = "interrupted before the sample finished";
 
@@ -54,6 +65,16 @@ export function caseSettings(plan: Plan): CaseSettings {
   };
 }
 
+/** What the run kept in flight, for its manifest and report. */
+export function concurrencyOf(plan: Plan): CaseConcurrency {
+  const pinned = plan.settings.workers;
+  return {
+    mode: pinned === null ? "adaptive" : "pinned",
+    max: pinned ?? plan.settings.maxWorkers,
+    models: plan.limiters.records(),
+  };
+}
+
 /** Validates everything and builds the targets; throws InputError, makes no call. */
 export async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
   const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "cases");
@@ -68,11 +89,12 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const access = endpointAccess(options, settings, model, judgeModel);
   const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? null);
   const cache = createCache(settings.cacheDir, scrubber);
+  const limiters = limitersOf(settings);
   const chat =
     access === null
       ? null
       : stopOnRefusal(
-          await chatTarget(settings, access.key, options.cache === false ? null : cache),
+          await chatTarget(settings, access.key, options.cache === false ? null : cache, limiters),
           refusalAdvice(access, settings.apiBase),
         );
   const race = interrupter(signal);
@@ -100,7 +122,20 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     maxTokens: built.info.kind === "model" ? (request.maxTokens ?? null) : null,
     scrubber,
     judgeVersions,
+    limiters,
+    lanes: settings.workers ?? (model === undefined ? COMMAND_WORKERS : settings.maxWorkers),
   };
+}
+
+/** Pinned by [eval] workers (--workers) when given; else adaptive, from 8 up to max_workers. */
+function limitersOf(settings: EvalConfig): Limiters {
+  const pinned = settings.workers;
+  return new Limiters({
+    start: pinned ?? START_WORKERS,
+    max: pinned ?? settings.maxWorkers,
+    adaptive: pinned === null,
+    isRateLimit,
+  });
 }
 
 /**
@@ -291,6 +326,7 @@ async function chatTarget(
   settings: EvalConfig,
   apiKey: string | null,
   cache: Cache | null,
+  limiters: Limiters,
 ): Promise<ChatTarget> {
   const { createChatTarget } = await import("../model/chat.js");
   return createChatTarget({
@@ -301,6 +337,7 @@ async function chatTarget(
     maxRetryWaitMs: settings.maxRetryWaitSeconds * 1000,
     maxResponseBytes: settings.maxResponseMb * 1_000_000,
     cache,
+    limiters,
   });
 }
 

@@ -7,7 +7,7 @@ import {
   type SummaryOptions,
   summarize,
 } from "../report/run-summary.js";
-import type { TargetInfo } from "../run/record.js";
+import type { CaseConcurrency, TargetInfo } from "../run/record.js";
 import type { CaseTally } from "./tally.js";
 
 export interface ItemSummary {
@@ -41,6 +41,8 @@ export interface CaseReport {
   completed_at: string;
   duration_ms: number;
   interrupted: boolean;
+  /** Calls in flight to each model over the run's last attempt. */
+  concurrency: CaseConcurrency;
   /** cases, cases never run, cases × k: an interrupted run's stats are over what ran. */
   items_planned: number;
   items_not_run: number;
@@ -74,6 +76,7 @@ export type CaseReportMeta = Pick<
   | "completed_at"
   | "duration_ms"
   | "interrupted"
+  | "concurrency"
   | "pass_threshold"
 >;
 

@@ -5,14 +5,17 @@ import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
-import { caseSettings, type Plan } from "./plan.js";
+import { caseSettings, concurrencyOf, type Plan } from "./plan.js";
 import { buildCaseReport, type CaseReport } from "./report.js";
 import { runCaseSample } from "./sample.js";
 import type { Case } from "./schema.js";
 import { CaseTally } from "./tally.js";
 
-/** Bytes reserved on the manifest line for the model version lists known only at the end. */
-const MANIFEST_ROOM = 2048;
+/**
+ * Bytes reserved on the manifest line for what is known only at the end: the model version lists
+ * and the concurrency history (at most HISTORY_LIMIT changes of ~12 bytes per model).
+ */
+const MANIFEST_ROOM = 4096;
 
 /**
  * `eb eval` as a suite: each sample sends a case to the target and grades the answer. A case's
@@ -34,7 +37,7 @@ export function caseSuite(
     projectRoot: plan.config.projectRoot,
     items: plan.cases,
     samples: plan.k,
-    workers: plan.settings.workers,
+    workers: plan.lanes,
     schedule: "item",
     settings,
     definitions: { [plan.casesFile]: `sha256:${plan.casesSha256}` },
@@ -61,6 +64,7 @@ async function finish(
   context: FinishContext,
 ): Promise<Finished<"cases", CaseReport>> {
   const warnings = await plan.cache.flush();
+  const concurrency = concurrencyOf(plan);
   const report = buildCaseReport(
     { rows: context.tally, cases: plan.cases, tally },
     {
@@ -73,6 +77,7 @@ async function finish(
       completed_at: isoUtc(context.completedAt),
       duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
       interrupted: context.interrupted,
+      concurrency,
       pass_threshold: plan.settings.passThreshold,
     },
     { pricing: plan.config.pricing },
@@ -87,8 +92,8 @@ async function finish(
 }
 
 /**
- * The model version lists for the manifest, cut to what fits in the room reserved on its line
- * (the full lists are in report.json): the judge's go first.
+ * The model version lists and the concurrency for the manifest, the lists cut to what fits in
+ * the room reserved on its line (the full lists are in report.json): the judge's go first.
  */
 function closingFields(report: CaseReport): CaseClosing {
   const target = [...report.model_versions];
@@ -100,6 +105,7 @@ function closingFields(report: CaseReport): CaseClosing {
       model_versions: target,
       judge_model_versions: judge,
       ...(cut > 0 ? { versions_not_listed: cut } : {}),
+      concurrency: report.concurrency,
     };
   };
   // The room also holds ended_at and interrupted, which replace nulls of about their size.

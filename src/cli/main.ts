@@ -115,6 +115,7 @@ const EVAL_SETTINGS = [
   "eval.api_base",
   "eval.judge",
   "eval.workers",
+  "eval.max_workers",
   "eval.timeout_seconds",
   "eval.max_retries",
   "eval.max_retry_wait_seconds",
@@ -139,6 +140,14 @@ Cache: answers are stored in pack files under --cache-dir, keyed on the endpoint
 messages, sampling parameters and the sample index (never the API key). Model calls are cached
 unless --no-cache; --target outputs only with --cache. Re-running an unchanged suite makes no
 call. Delete the folder to clear the cache.
+
+Concurrency: calls to each model (target and judge share one limit per model) start at 8 in
+flight and double while they succeed; the first rate-limit answer (429, or 503 with
+Retry-After) cuts the limit to 80%, once per burst, and from then on it grows by 5% per round of
+successes, up to --max-workers (default 64). Retry-After delays only the call it answered; other
+errors never lower the limit. --workers N pins it at N. A --target command has no rate limit to
+adapt to: it runs --workers (default 8) at once. The progress line shows the current limit;
+the manifest and report.json keep its history.
 
 Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest line, then one row per
 case x sample, appended as samples finish), report.json and report.md; a summary on stdout.

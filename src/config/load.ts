@@ -50,7 +50,9 @@ export interface HarnessConfig {
 export interface EvalConfig {
   apiBase: string;
   judge: string | null;
-  workers: number;
+  /** Pinned calls in flight per model; null: adaptive, up to maxWorkers. */
+  workers: number | null;
+  maxWorkers: number;
   timeoutSeconds: number;
   maxRetries: number;
   /** The longest single wait before a retry, whatever Retry-After asks. */
@@ -142,7 +144,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     eval: {
       apiBase: get("eval.api_base"),
       judge: get("eval.judge") ?? null,
-      workers: get("eval.workers"),
+      workers: get("eval.workers") ?? null,
+      maxWorkers: get("eval.max_workers"),
       timeoutSeconds: get("eval.timeout_seconds"),
       maxRetries: get("eval.max_retries"),
       maxRetryWaitSeconds: get("eval.max_retry_wait_seconds"),

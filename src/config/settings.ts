@@ -176,8 +176,20 @@ export const SETTINGS = [
     env: "WORKERS",
     kind: "integer",
     schema: positiveInt,
-    default: 8,
-    help: "cases run at once; the k samples of one case run one after another",
+    example: 8,
+    help:
+      "pins the calls in flight to each model (and the cases run at once); unset, it adapts to " +
+      "the endpoint's rate limit, from 8 up to max_workers; a --target command runs 8 at once " +
+      "unless set",
+  },
+  {
+    section: "eval",
+    key: "max_workers",
+    env: "MAX_WORKERS",
+    kind: "integer",
+    schema: positiveInt,
+    default: 64,
+    help: "most calls in flight to one model while the concurrency adapts (cases run at once, too)",
   },
   {
     section: "eval",

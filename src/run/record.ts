@@ -1,3 +1,5 @@
+import type { LimiterRecord } from "../model/limiter.js";
+
 /**
  * What every kind of run writes, in one place: the rows of `rows.jsonl`, the manifest on its
  * first line, and which manifest fields must not change for `--resume`. Field names are fixed
@@ -122,12 +124,22 @@ export interface CaseSettings {
   max_tokens: number | null;
 }
 
+/** How many calls a case run kept in flight to each model (of its last attempt). */
+export interface CaseConcurrency {
+  /** adaptive: from 8 up to `max` as the endpoint allows; pinned: `[eval] workers`. */
+  mode: "adaptive" | "pinned";
+  max: number;
+  /** By model: its limit at each change, `[ms since its first call, limit]`, and its 429s. */
+  models: Record<string, LimiterRecord>;
+}
+
 /** Known only as a case run ends: the model versions that answered. */
 export interface CaseClosing {
   model_versions: string[];
   judge_model_versions: string[];
   /** Versions cut from the manifest line for lack of room (all are in report.json). */
   versions_not_listed?: number;
+  concurrency?: CaseConcurrency;
 }
 
 export type CheckManifest = ManifestBase & CheckSettings;
