@@ -43,6 +43,10 @@ export interface CaseReport {
   interrupted: boolean;
   /** Calls in flight to each model over the run's last attempt. */
   concurrency: CaseConcurrency;
+  /** `--max-cost` and what the run spent (estimated from [pricing]); null: no cap. */
+  budget: { max_cost: number; spent: number } | null;
+  /** Samples were left unrun because they would have passed the cap (`--resume` finishes them). */
+  budget_exceeded: boolean;
   /** cases, cases never run, cases × k: an interrupted run's stats are over what ran. */
   items_planned: number;
   items_not_run: number;
@@ -77,6 +81,8 @@ export type CaseReportMeta = Pick<
   | "duration_ms"
   | "interrupted"
   | "concurrency"
+  | "budget"
+  | "budget_exceeded"
   | "pass_threshold"
 >;
 
@@ -109,7 +115,8 @@ export function buildCaseReport(
     stats,
     summary,
     meets_threshold: gate.meetsThreshold,
-    run_passed: gate.passed,
+    // A run stopped by its budget is unfinished, whatever the samples that ran say.
+    run_passed: gate.passed && !meta.budget_exceeded,
     items: itemSummaries(run),
   };
 }

@@ -3,6 +3,7 @@ import { isoUtc } from "../run/provenance.js";
 import type { CaseClosing, CaseRow } from "../run/record.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
+import { costOf, Estimator } from "./estimate.js";
 import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
 import { caseSettings, concurrencyOf, type Plan } from "./plan.js";
@@ -32,6 +33,7 @@ export function caseSuite(
   const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
   const { scrub } = plan.scrubber;
   const sampleOptions = { target: plan.target, judge: plan.judge, model, signal, scrub };
+  let estimator: Estimator | null = null;
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,
@@ -44,14 +46,27 @@ export function caseSuite(
     command: options.argv ? options.argv.map((arg) => redactUrl(plan.scrubber.scrub(arg))) : null,
     manifestRoom: MANIFEST_ROOM,
     scrubber: plan.scrubber,
-    open: async () => {},
-    restore: async (row) => tally.add(row),
-    runSample: async (c, sample) => {
-      const row = scrubRow(await runCaseSample(c, sample, sampleOptions), plan.scrubber);
-      // A sample cut short by an interrupt is not a result: it is neither written nor counted.
-      if (signal.aborted) return null;
+    open: async () => {
+      if (plan.budget !== null) estimator = await Estimator.of(plan);
+    },
+    restore: async (row) => {
       tally.add(row);
-      return row;
+      plan.budget?.restore(row, plan.config.pricing, settings.judge_model);
+    },
+    runSample: async (c, sample) => {
+      const cost =
+        estimator === null ? 0 : costOf(plan.config.pricing, await estimator.sample(c, sample));
+      // Over the budget, a sample is not run: --resume with a higher one runs it.
+      if (plan.budget !== null && !plan.budget.admit(cost)) return null;
+      try {
+        const row = scrubRow(await runCaseSample(c, sample, sampleOptions), plan.scrubber);
+        // A sample cut short by an interrupt is not a result: it is neither written nor counted.
+        if (signal.aborted) return null;
+        tally.add(row);
+        return row;
+      } finally {
+        plan.budget?.release(cost);
+      }
     },
     finish: (context) => finish(plan, tally, context),
     close: async () => {},
@@ -78,6 +93,8 @@ async function finish(
       duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
       interrupted: context.interrupted,
       concurrency,
+      budget: plan.budget && { max_cost: plan.budget.maxCost, spent: plan.budget.spentSoFar },
+      budget_exceeded: plan.budget?.exceeded ?? false,
       pass_threshold: plan.settings.passThreshold,
     },
     { pricing: plan.config.pricing },
@@ -106,6 +123,7 @@ function closingFields(report: CaseReport): CaseClosing {
       judge_model_versions: judge,
       ...(cut > 0 ? { versions_not_listed: cut } : {}),
       concurrency: report.concurrency,
+      budget_exceeded: report.budget_exceeded,
     };
   };
   // The room also holds ended_at and interrupted, which replace nulls of about their size.

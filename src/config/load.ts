@@ -53,6 +53,8 @@ export interface EvalConfig {
   /** Pinned calls in flight per model; null: adaptive, up to maxWorkers. */
   workers: number | null;
   maxWorkers: number;
+  /** `--max-cost`: dollars; null: no cap. */
+  maxCost: number | null;
   timeoutSeconds: number;
   maxRetries: number;
   /** The longest single wait before a retry, whatever Retry-After asks. */
@@ -146,6 +148,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       judge: get("eval.judge") ?? null,
       workers: get("eval.workers") ?? null,
       maxWorkers: get("eval.max_workers"),
+      maxCost: get("eval.max_cost") ?? null,
       timeoutSeconds: get("eval.timeout_seconds"),
       maxRetries: get("eval.max_retries"),
       maxRetryWaitSeconds: get("eval.max_retry_wait_seconds"),

@@ -193,6 +193,17 @@ export const SETTINGS = [
   },
   {
     section: "eval",
+    key: "max_cost",
+    env: "MAX_COST",
+    kind: "number",
+    schema: z.number().positive("must be greater than 0"),
+    example: 5,
+    help:
+      "budget of one run in US dollars, priced by [pricing]: no new call starts once the spend " +
+      "plus the estimates of the calls in flight would pass it (the run ends budget_exceeded)",
+  },
+  {
+    section: "eval",
     key: "timeout_seconds",
     env: "EVAL_TIMEOUT_SECONDS",
     kind: "number",

@@ -110,6 +110,16 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
   };
 }
 
+/** The answer a chat target would take from the cache for this request, without calling. */
+export async function cachedAnswer(
+  cache: Cache,
+  baseURL: string,
+  request: ChatRequest,
+  sample: number,
+): Promise<ChatResult | null> {
+  return readStoredResult(await cache.get(chatCacheKey(identity(baseURL, request), sample)));
+}
+
 /** Adapts a chat target to the case runner: one model, one temperature for every case. */
 export function chatCaseTarget(
   chat: ChatTarget,

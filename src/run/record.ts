@@ -140,6 +140,8 @@ export interface CaseClosing {
   /** Versions cut from the manifest line for lack of room (all are in report.json). */
   versions_not_listed?: number;
   concurrency?: CaseConcurrency;
+  /** Samples left unrun by `--max-cost`. */
+  budget_exceeded?: boolean;
 }
 
 export type CheckManifest = ManifestBase & CheckSettings;

@@ -62,6 +62,7 @@ describe("flag names", () => {
       "eval.max_retries": "--max-retries",
       "eval.max_retry_wait_seconds": "--max-retry-wait-seconds",
       "eval.max_workers": "--max-workers",
+      "eval.max_cost": "--max-cost",
       "eval.max_response_mb": "--max-response-mb",
       "eval.cache_dir": "--cache-dir",
       "eval.pass_threshold": "--pass-threshold",
