@@ -1,7 +1,7 @@
 import type { Pricing } from "../config/schema.js";
 import type { ChatTarget } from "../model/chat.js";
 import type { StoredRow } from "../run/record.js";
-import { priceOf, usageCost } from "./estimate.js";
+import { priceOf, usageCost } from "./price.js";
 
 /**
  * `--max-cost`: a sample starts only while what was spent (earlier attempts of the run

@@ -1,15 +1,9 @@
 import { readRows } from "../report/read-rows.js";
 import { rowsFileOf } from "../run/run-folder.js";
-import {
-  type CallEstimate,
-  CHARS_PER_TOKEN,
-  Estimator,
-  JUDGE_OUTPUT_TOKENS,
-  type OutputBasis,
-  priceOf,
-} from "./estimate.js";
+import { type CallEstimate, Estimator, JUDGE_OUTPUT_TOKENS, type OutputBasis } from "./estimate.js";
 import type { RunCasesOptions } from "./options.js";
 import { planRun } from "./plan.js";
+import { CHARS_PER_TOKEN, priceOf } from "./price.js";
 
 /** The calls of one model in one role, summed over the samples to run. */
 export interface DryRunCalls {

@@ -1,8 +1,8 @@
-import type { Pricing } from "../config/schema.js";
 import { gradeOutput } from "../graders/grade.js";
 import type { ChatRequest } from "../model/chat.js";
 import type { ChatResult, Usage } from "../model/types.js";
 import type { Plan } from "./plan.js";
+import { messageChars, type PricedCall, tokensOf } from "./price.js";
 import type { Case } from "./schema.js";
 
 /**
@@ -11,52 +11,14 @@ import type { Case } from "./schema.js";
  * estimated at `max_tokens` when the run sets it, else at the median of the cached answers to
  * the same cases, else at 512 tokens; a judge's verdict at 200.
  */
-export const CHARS_PER_TOKEN = 4;
 export const DEFAULT_OUTPUT_TOKENS = 512;
 export const JUDGE_OUTPUT_TOKENS = 200;
 
 export type OutputBasis = "max_tokens" | "cached median" | "default";
 
 /** One call a sample makes (or takes from the cache). */
-export interface CallEstimate {
+export interface CallEstimate extends PricedCall {
   role: "target" | "judge";
-  model: string;
-  cached: boolean;
-  input: number;
-  output: number;
-}
-
-export function tokensOf(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
-}
-
-/** Dollars for these tokens at the model's [pricing]; null when it has no price. */
-export function priceOf(
-  pricing: Pricing,
-  model: string,
-  input: number,
-  output: number,
-): number | null {
-  const rate = pricing[model];
-  return rate ? (input * rate.input_per_mtok + output * rate.output_per_mtok) / 1e6 : null;
-}
-
-/** What a call cost, from the usage it reported (estimated from the texts where it did not). */
-export function usageCost(pricing: Pricing, request: ChatRequest, result: ChatResult): number {
-  const input = result.usage.prompt_tokens ?? tokensOf(messageChars(request.messages));
-  const output = result.usage.completion_tokens ?? tokensOf(result.text);
-  return priceOf(pricing, request.model, input, output) ?? 0;
-}
-
-function messageChars(messages: readonly { content: string }[]): string {
-  return messages.map((m) => m.content).join("");
-}
-
-/** The dollars of the calls not in the cache (a model without a price counts 0). */
-export function costOf(pricing: Pricing, calls: readonly CallEstimate[]): number {
-  return calls
-    .filter((call) => !call.cached)
-    .reduce((sum, call) => sum + (priceOf(pricing, call.model, call.input, call.output) ?? 0), 0);
 }
 
 /** The request a model target sends for a case (what its cache entry is keyed on). */

@@ -117,7 +117,7 @@ describe("eb eval --max-cost", () => {
     );
     expect(stopped.stdout).toContain("Gate: budget exceeded after 5 samples → failed");
     const [first, ...rows] = lines(root);
-    expect((first?.manifest as Record<string, unknown>).budget_exceeded).toBe(true);
+    expect(first?.manifest).toMatchObject({ budget_exceeded: true });
     expect(rows).toHaveLength(5);
     expect(rows.every((row) => row.status === "passed")).toBe(true);
     expect(report(root)).toMatchObject({
@@ -131,7 +131,7 @@ describe("eb eval --max-cost", () => {
     const finished = await evalAt(root, "cases.jsonl", [...more, "--resume", runDir(root)]);
     expect(finished.code).toBe(0);
     const [manifest, ...all] = lines(root);
-    expect((manifest?.manifest as Record<string, unknown>).budget_exceeded).toBe(false);
+    expect(manifest?.manifest).toMatchObject({ budget_exceeded: false });
     expect(all).toHaveLength(10);
     // The earlier attempt's spend counts against the new cap.
     expect(report(root)).toMatchObject({
