@@ -13,7 +13,9 @@
  * cases with default settings, then with each fixed --workers of the sweep.
  * Throughput: successful answers from the first request to the last answer, as a share of the
  * limit. Targets (default settings): ≥ 90% of the limit, ≤ 5% of requests answered 429, no
- * error row, and no worse than the best fixed --workers.
+ * error row, and no worse (by more than 2 points, the noise between runs) than the best fixed
+ * --workers among those whose every row is clean (a storm's error rows are no result).
+ * The figures swing with the machine's load: the load average is printed before and after.
  */
 
 import { spawn } from "node:child_process";
