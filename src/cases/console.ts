@@ -24,11 +24,17 @@ export function caseReportConsole(
     runSummaryText({ stats: report.stats, ...report.summary }, report).trimEnd(),
     ...itemLines(report.items),
     ...(report.interrupted ? [pc.yellow(notRunLine(report, report.stats))] : []),
+    ...(report.budget_exceeded ? [pc.yellow(budgetLine(report))] : []),
     `Report: ${report.output_dir}/report.md`,
     countsLine(itemCounts(report)),
-    ...(gate === "threshold" ? [gateLine(gateOf(report))] : []),
+    ...(gate === "threshold" ? [thresholdGateLine(report)] : []),
   ];
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+function thresholdGateLine(report: CaseReport): string {
+  if (!report.budget_exceeded) return gateLine(gateOf(report));
+  return `Gate: budget exceeded after ${countOf(report.stats.samples, "sample")} → ${pc.red("failed")}`;
 }
 
 /** An item is an error when any sample was, else passed only when every sample passed. */
@@ -47,8 +53,21 @@ export function targetLine(report: CaseReport): string {
   return report.judge_model === null ? what : `${what}; judge ${report.judge_model}`;
 }
 
+/** `Budget: $0.0950 spent of --max-cost $0.10; 12 of 40 samples not run: …` */
+export function budgetLine(report: CaseReport): string {
+  const money = (x: number) => `$${x.toFixed(4)}`;
+  const { max_cost: max, spent } = report.budget ?? { max_cost: 0, spent: 0 };
+  const left = report.samples_planned - report.stats.samples;
+  return (
+    `Budget: ${money(spent)} spent of --max-cost ${money(max)}; ${left} of ` +
+    `${report.samples_planned} samples not run: finish them with --resume ${report.output_dir} ` +
+    "and a higher --max-cost"
+  );
+}
+
 export function whyNot(report: CaseReport): string {
   if (report.interrupted) return "interrupted";
+  if (report.budget_exceeded) return "budget exceeded";
   const { passed, samples, errors } = report.stats;
   const below = `${passed}/${samples} samples passed, below the threshold ${report.pass_threshold}`;
   const reasons = [

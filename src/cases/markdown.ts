@@ -1,6 +1,6 @@
 import { notRunBanner, notRunText } from "../report/coverage.js";
 import { cell, summaryMarkdown } from "../report/summary-markdown.js";
-import { targetLine, whyNot } from "./console.js";
+import { budgetLine, targetLine, whyNot } from "./console.js";
 import type { CaseReport, ItemSummary } from "./report.js";
 
 /** `report.md` of `eb eval`: summary table, strata, graders, then every item that fell short. */
@@ -18,6 +18,7 @@ export function caseReportMarkdown(report: CaseReport): string {
     `| Pass threshold | ${report.pass_threshold} |`,
     `| Run passed | ${report.run_passed ? "yes" : `no (${whyNot(report)})`} |`,
     ...(report.interrupted ? [`| Interrupted | yes (${notRunText(report, report.stats)}) |`] : []),
+    ...(report.budget_exceeded ? [`| Budget exceeded | ${cell(budgetLine(report))} |`] : []),
     `| Duration | ${(report.duration_ms / 1000).toFixed(2)} s |`,
     "",
     ...summaryMarkdown({ stats: report.stats, ...report.summary }, report),

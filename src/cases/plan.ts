@@ -3,16 +3,19 @@ import path from "node:path";
 import { type Config, type EvalConfig, environmentOf } from "../config/load.js";
 import { EXIT, InputError, RunStoppedError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
-import type { ChatTarget } from "../model/chat.js";
+import type { ChatRequest, ChatTarget } from "../model/chat.js";
 import { createCommandTarget, missingProgram } from "../model/command-target.js";
+import { Limiters } from "../model/limiter.js";
 import { redactUrl } from "../model/redact.js";
 import { AccessRefusedError } from "../model/refused.js";
-import type { CaseTarget } from "../model/types.js";
+import { isRateLimit } from "../model/retry.js";
+import type { CaseTarget, ChatResult } from "../model/types.js";
 import { configOf, flagGiven, resumedConfig } from "../run/options.js";
-import type { CaseManifest, CaseSettings, TargetInfo } from "../run/record.js";
+import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "../run/record.js";
 import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
+import { Budget, metered } from "./budget.js";
 import { loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
 import { type JudgeFn, makeJudge } from "./sample.js";
@@ -36,7 +39,20 @@ export interface Plan {
   /** The API key, URL credentials and key-like variables: never written anywhere. */
   scrubber: Scrubber;
   judgeVersions: Set<string>;
+  /** Calls in flight per model, shared by the target and the judge. */
+  limiters: Limiters;
+  /** Cases run at once: the pinned --workers, else max_workers (a command: 8). */
+  lanes: number;
+  /** What the chat target would take from the cache; null when it reads none. */
+  lookup: ((request: ChatRequest, sample: number) => Promise<ChatResult | null>) | null;
+  /** `--max-cost`; null: no cap. */
+  budget: Budget | null;
 }
+
+/** A command target has no rate limit to adapt to: it runs this many at once unless pinned. */
+const COMMAND_WORKERS = 8;
+/** Where an adaptive limit starts (slow start doubles it from there). */
+const START_WORKERS = 8;
 
 const INTERRUPTED = "interrupted before the sample finished";
 
@@ -54,6 +70,16 @@ export function caseSettings(plan: Plan): CaseSettings {
   };
 }
 
+/** What the run kept in flight, for its manifest and report. */
+export function concurrencyOf(plan: Plan): CaseConcurrency {
+  const pinned = plan.settings.workers;
+  return {
+    mode: pinned === null ? "adaptive" : "pinned",
+    max: pinned ?? plan.settings.maxWorkers,
+    models: plan.limiters.records(),
+  };
+}
+
 /** Validates everything and builds the targets; throws InputError, makes no call. */
 export async function planRun(options: RunCasesOptions, signal: AbortSignal): Promise<Plan> {
   const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "cases");
@@ -68,11 +94,14 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const access = endpointAccess(options, settings, model, judgeModel);
   const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? null);
   const cache = createCache(settings.cacheDir, scrubber);
+  const limiters = limitersOf(settings);
+  const budget = budgetOf(settings, config.pricing, [model ?? null, judgeModel]);
+  const cached = access === null || options.cache === false ? null : cache;
   const chat =
     access === null
       ? null
       : stopOnRefusal(
-          await chatTarget(settings, access.key, options.cache === false ? null : cache),
+          meteredBy(budget, config, await chatTarget(settings, access.key, cached, limiters)),
           refusalAdvice(access, settings.apiBase),
         );
   const race = interrupter(signal);
@@ -100,7 +129,50 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     maxTokens: built.info.kind === "model" ? (request.maxTokens ?? null) : null,
     scrubber,
     judgeVersions,
+    limiters,
+    lanes: settings.workers ?? (model === undefined ? COMMAND_WORKERS : settings.maxWorkers),
+    lookup: cached === null ? null : await cacheLookup(cached, settings.apiBase),
+    budget,
   };
+}
+
+async function cacheLookup(cache: Cache, apiBase: string): Promise<NonNullable<Plan["lookup"]>> {
+  const { cachedAnswer } = await import("../model/chat.js");
+  return (request, sample) => cachedAnswer(cache, apiBase, request, sample);
+}
+
+/** `--max-cost` prices every call, so each model called needs a price. */
+function budgetOf(
+  settings: EvalConfig,
+  pricing: Config["pricing"],
+  models: readonly (string | null)[],
+): Budget | null {
+  if (settings.maxCost === null) return null;
+  const unpriced = models.filter((m): m is string => m !== null && pricing[m] === undefined);
+  if (unpriced.length > 0) {
+    const first = unpriced[0];
+    throw new InputError(
+      `--max-cost needs a price for ${unpriced.map((m) => `"${m}"`).join(" and ")}: add ` +
+        `[pricing."${first}"] with input_per_mtok and output_per_mtok (dollars per million ` +
+        "tokens) to the config; nothing was called",
+    );
+  }
+  return new Budget(settings.maxCost);
+}
+
+function meteredBy(budget: Budget | null, config: Config, chat: ChatTarget): ChatTarget {
+  return budget === null ? chat : metered(chat, budget, config.pricing);
+}
+
+/** Pinned by [eval] workers (--workers) when given; else adaptive, from 8 up to max_workers. */
+function limitersOf(settings: EvalConfig): Limiters {
+  const pinned = settings.workers;
+  return new Limiters({
+    start: pinned ?? START_WORKERS,
+    max: pinned ?? settings.maxWorkers,
+    adaptive: pinned === null,
+    isRateLimit,
+  });
 }
 
 /**
@@ -291,6 +363,7 @@ async function chatTarget(
   settings: EvalConfig,
   apiKey: string | null,
   cache: Cache | null,
+  limiters: Limiters,
 ): Promise<ChatTarget> {
   const { createChatTarget } = await import("../model/chat.js");
   return createChatTarget({
@@ -301,6 +374,7 @@ async function chatTarget(
     maxRetryWaitMs: settings.maxRetryWaitSeconds * 1000,
     maxResponseBytes: settings.maxResponseMb * 1_000_000,
     cache,
+    limiters,
   });
 }
 

@@ -8,7 +8,7 @@ import {
   summarize,
   summaryFieldsSchema,
 } from "../report/run-summary.js";
-import { targetInfoSchema } from "../run/record.js";
+import { caseConcurrencySchema, targetInfoSchema } from "../run/record.js";
 import type { CaseTally } from "./tally.js";
 
 const count = z.number().int().min(0);
@@ -50,6 +50,20 @@ export const caseReportSchema = z
     completed_at: z.string(),
     duration_ms: z.number().min(0),
     interrupted: z.boolean(),
+    concurrency: caseConcurrencySchema
+      .nullable()
+      .describe(
+        "Calls in flight to each model over the run's last attempt; null for a merged run.",
+      ),
+    budget: z
+      .strictObject({ max_cost: z.number(), spent: z.number() })
+      .nullable()
+      .describe("--max-cost and what the run spent (estimated from [pricing]); null: no cap."),
+    budget_exceeded: z
+      .boolean()
+      .describe(
+        "Samples were left unrun because they would have passed the cap (--resume finishes them).",
+      ),
     ...coverageShape,
     stats: runStatsSchema,
     summary: summaryFieldsSchema.describe(
@@ -87,6 +101,9 @@ export type CaseReportMeta = Pick<
   | "completed_at"
   | "duration_ms"
   | "interrupted"
+  | "concurrency"
+  | "budget"
+  | "budget_exceeded"
   | "pass_threshold"
 >;
 
@@ -119,7 +136,8 @@ export function buildCaseReport(
     stats,
     summary,
     meets_threshold: gate.meetsThreshold,
-    run_passed: gate.passed,
+    // A run stopped by its budget is unfinished, whatever the samples that ran say.
+    run_passed: gate.passed && !meta.budget_exceeded,
     items: itemSummaries(run),
   };
 }

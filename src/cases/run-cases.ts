@@ -1,7 +1,7 @@
 import type { Config } from "../config/load.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import type { RunCasesOptions } from "./options.js";
-import { planRun } from "./plan.js";
+import { type Plan, planRun } from "./plan.js";
 import type { CaseReport } from "./report.js";
 import { caseSuite } from "./suite.js";
 
@@ -18,10 +18,23 @@ export interface CaseRun extends SuiteRun<CaseReport> {
 export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
   const signal = options.signal ?? new AbortController().signal;
   const plan = await planRun(options, signal);
+  const onSample = options.onSample;
   const run = await runSuite(caseSuite(plan, options, signal), {
     ...options,
     config: plan.config,
     signal,
+    ...(onSample
+      ? { onSample: (row, where) => onSample(row, { ...where, limits: limits(plan) }) }
+      : {}),
   });
   return { config: plan.config, ...run };
+}
+
+/** The limits of the models called so far: the target's, then the judge's when it is another. */
+function limits(plan: Plan): number[] {
+  const models = [plan.info.kind === "model" ? plan.info.model : null, plan.settings.judge];
+  return [...new Set(models)].flatMap((model) => {
+    const limit = model === null ? null : plan.limiters.limitOf(model);
+    return limit === null ? [] : [limit];
+  });
 }

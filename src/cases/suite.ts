@@ -1,20 +1,25 @@
 import type { Pricing } from "../config/schema.js";
 import { redactUrl } from "../model/redact.js";
 import { isoUtc } from "../run/provenance.js";
-import type { CaseClosing, CaseRow, CaseSettings } from "../run/record.js";
+import type { CaseClosing, CaseConcurrency, CaseRow, CaseSettings } from "../run/record.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
+import { Estimator } from "./estimate.js";
 import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
-import { caseSettings, type Plan } from "./plan.js";
+import { caseSettings, concurrencyOf, type Plan } from "./plan.js";
+import { costOf } from "./price.js";
 import { buildCaseReport, type CaseReport, type CaseRunRows } from "./report.js";
 import { runCaseSample } from "./sample.js";
 import type { Case } from "./schema.js";
 import { CaseTally } from "./tally.js";
 
-/** Bytes reserved on the manifest line for the model version lists known only at the end. */
-const MANIFEST_ROOM = 2048;
+/**
+ * Bytes reserved on the manifest line for what is known only at the end: the model version lists
+ * and the concurrency history (at most HISTORY_LIMIT changes of ~12 bytes per model).
+ */
+const MANIFEST_ROOM = 4096;
 
 /**
  * `eb eval` as a suite: each sample sends a case to the target and grades the answer. A case's
@@ -33,12 +38,13 @@ export function caseSuite(
   const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
   const { scrub } = plan.scrubber;
   const sampleOptions = { target: plan.target, judge: plan.judge, model, signal, scrub };
+  let estimator: Estimator | null = null;
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,
     items: cases,
     samples: plan.k,
-    workers: plan.settings.workers,
+    workers: plan.lanes,
     schedule: "item",
     settings,
     definitions: { [plan.casesFile]: `sha256:${plan.casesSha256}` },
@@ -46,14 +52,27 @@ export function caseSuite(
     command: options.argv ? options.argv.map((arg) => redactUrl(plan.scrubber.scrub(arg))) : null,
     manifestRoom: MANIFEST_ROOM,
     scrubber: plan.scrubber,
-    open: async () => {},
-    restore: async (row) => tally.add(row),
-    runSample: async (c, sample) => {
-      const row = scrubRow(await runCaseSample(c, sample, sampleOptions), plan.scrubber);
-      // A sample cut short by an interrupt is not a result: it is neither written nor counted.
-      if (signal.aborted) return null;
+    open: async () => {
+      if (plan.budget !== null) estimator = await Estimator.of(plan);
+    },
+    restore: async (row) => {
       tally.add(row);
-      return row;
+      plan.budget?.restore(row, plan.config.pricing, settings.judge_model);
+    },
+    runSample: async (c, sample) => {
+      const cost =
+        estimator === null ? 0 : costOf(plan.config.pricing, await estimator.sample(c, sample));
+      // Over the budget, a sample is not run: --resume with a higher one runs it.
+      if (plan.budget !== null && !plan.budget.admit(cost)) return null;
+      try {
+        const row = scrubRow(await runCaseSample(c, sample, sampleOptions), plan.scrubber);
+        // A sample cut short by an interrupt is not a result: it is neither written nor counted.
+        if (signal.aborted) return null;
+        tally.add(row);
+        return row;
+      } finally {
+        plan.budget?.release(cost);
+      }
     },
     finish: (context) => finish(shard, tally, context),
     close: async () => {},
@@ -72,6 +91,9 @@ async function finish(
     judgeModelVersions: [...plan.judgeVersions],
     passThreshold: plan.settings.passThreshold,
     pricing: plan.config.pricing,
+    concurrency: concurrencyOf(plan),
+    budget: plan.budget && { max_cost: plan.budget.maxCost, spent: plan.budget.spentSoFar },
+    budgetExceeded: plan.budget?.exceeded ?? false,
   });
   return { ...finished, warnings };
 }
@@ -83,6 +105,11 @@ export interface CaseRunMeta {
   judgeModelVersions: readonly string[];
   passThreshold: number;
   pricing: Pricing;
+  /** The run's concurrency history; null for shards merged (each shard has its own). */
+  concurrency: CaseConcurrency | null;
+  /** `--max-cost` and the spend; null without a cap. */
+  budget: { max_cost: number; spent: number } | null;
+  budgetExceeded: boolean;
 }
 
 /** The reports of a case run: for a run as it ends, and for shards merged (`eb merge`). */
@@ -103,6 +130,9 @@ export function finishedCases(
       completed_at: isoUtc(context.completedAt),
       duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
       interrupted: context.interrupted,
+      concurrency: meta.concurrency,
+      budget: meta.budget,
+      budget_exceeded: meta.budgetExceeded,
       pass_threshold: meta.passThreshold,
     },
     { pricing: meta.pricing },
@@ -117,8 +147,8 @@ export function finishedCases(
 }
 
 /**
- * The model version lists for the manifest, cut to what fits in the room reserved on its line
- * (the full lists are in report.json): the judge's go first.
+ * The model version lists and the concurrency for the manifest, the lists cut to what fits in
+ * the room reserved on its line (the full lists are in report.json): the judge's go first.
  */
 function closingFields(report: CaseReport): CaseClosing {
   const target = [...report.model_versions];
@@ -130,6 +160,8 @@ function closingFields(report: CaseReport): CaseClosing {
       model_versions: target,
       judge_model_versions: judge,
       ...(cut > 0 ? { versions_not_listed: cut } : {}),
+      ...(report.concurrency === null ? {} : { concurrency: report.concurrency }),
+      budget_exceeded: report.budget_exceeded,
     };
   };
   // The room also holds ended_at and interrupted, which replace nulls of about their size.

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { caseReportConsole } from "../cases/console.js";
+import type { RunCasesOptions } from "../cases/options.js";
 import { runCases } from "../cases/run-cases.js";
-import { type LoadConfigOptions, loadConfig } from "../config/load.js";
+import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { gateLine, gateOf } from "../report/gate.js";
 import { writeJunit } from "../report/junit.js";
@@ -35,6 +36,7 @@ export interface EvalFlags extends Record<string, unknown> {
   margin?: string;
   inconclusive?: "fail" | "pass";
   junit?: string;
+  dryRun?: boolean;
 }
 
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
@@ -50,22 +52,12 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
   const argv = baseline
     ? pinBaseline(process.argv.slice(2), baseline.location)
     : process.argv.slice(2);
+  if (flags.dryRun) return dryRun(cases, flags, options, config);
   const interrupt = abortOnSignals();
   const progress = createProgress(process.stderr);
   try {
     const run = await runCases({
-      ...options,
-      config,
-      cases,
-      model: flags.model,
-      command: flags.target,
-      targetEnv: flags.targetEnv,
-      k: integer("-k", flags.k),
-      temperature: number("--temperature", flags.temperature),
-      maxTokens: integer("--max-tokens", flags.maxTokens),
-      cache: flags.cache,
-      flatOutput: flags.flatOutput,
-      resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
+      ...caseOptions(cases, flags, options, config),
       signal: interrupt.signal,
       onSample: (_row, where) => progress.update(where),
       onWarning: (message) => {
@@ -102,6 +94,42 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
     progress.done();
     interrupt.dispose();
   }
+}
+
+/** What the run is asked for, from the flags: the same for a run and a dry run. */
+function caseOptions(
+  cases: string | undefined,
+  flags: EvalFlags,
+  options: LoadConfigOptions,
+  config: Config,
+): RunCasesOptions {
+  return {
+    ...options,
+    config,
+    cases,
+    model: flags.model,
+    command: flags.target,
+    targetEnv: flags.targetEnv,
+    k: integer("-k", flags.k),
+    temperature: number("--temperature", flags.temperature),
+    maxTokens: integer("--max-tokens", flags.maxTokens),
+    cache: flags.cache,
+    flatOutput: flags.flatOutput,
+    resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
+  };
+}
+
+/** `--dry-run`: the work and estimated cost of the run, without a call; exit 0. */
+async function dryRun(
+  cases: string | undefined,
+  flags: EvalFlags,
+  options: LoadConfigOptions,
+  config: Config,
+): Promise<number> {
+  const { dryRunCases, dryRunText } = await import("../cases/dry-run.js");
+  const estimate = await dryRunCases(caseOptions(cases, flags, options, config));
+  process.stdout.write(terminalSafeStrings(dryRunText(estimate)));
+  return EXIT.passed;
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */

@@ -120,6 +120,8 @@ const EVAL_SETTINGS = [
   "eval.api_base",
   "eval.judge",
   "eval.workers",
+  "eval.max_workers",
+  "eval.max_cost",
   "eval.timeout_seconds",
   "eval.max_retries",
   "eval.max_retry_wait_seconds",
@@ -145,6 +147,22 @@ Cache: answers are stored in pack files under --cache-dir, keyed on the endpoint
 messages, sampling parameters and the sample index (never the API key). Model calls are cached
 unless --no-cache; --target outputs only with --cache. Re-running an unchanged suite makes no
 call. Delete the folder to clear the cache.
+
+Concurrency: calls to each model (target and judge share one limit per model) start at 8 in
+flight and double while they succeed; the first rate-limit answer (429, or 503 with
+Retry-After) cuts the limit to 80%, once per burst, and from then on it grows by 5% per round of
+successes, up to --max-workers (default 64). Retry-After delays only the call it answered; other
+errors never lower the limit. --workers N pins it at N. A --target command has no rate limit to
+adapt to: it runs --workers (default 8) at once. The progress line shows the current limit;
+the manifest and report.json keep its history.
+
+Cost: --dry-run prints what a run would call (after the cache) and its estimated tokens and
+cost, calling nothing: input tokens are characters / 4, an answer not cached counts
+--max-tokens, else the median of the cached answers, else 512 (a judge verdict 200), priced by
+[pricing."MODEL"] in the config. --max-cost USD ([eval] max_cost) caps a run: no sample that
+would call a model starts once the spend plus the estimates of the samples in flight would pass
+it; the rows so far are valid, the run is marked budget_exceeded (exit 1), and --resume RUN with
+a higher --max-cost finishes it. Every model called needs a price.
 
 Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest line, then one row per
 case x sample, appended as samples finish), report.json, report.md and report.html (the run as
@@ -210,6 +228,10 @@ addSettingOptions(
         "also write the results as JUnit XML to FILE (one testcase per case)",
       )
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
+      .option(
+        "--dry-run",
+        "call nothing: print the cases, samples, calls still needed after the cache, estimated tokens and cost ([pricing]); exit 0",
+      )
       .option(
         "--baseline <RUN>",
         "gate by a paired compare with this run (folder, rows file, latest, latest~1, …) instead of --pass-threshold",

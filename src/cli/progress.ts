@@ -73,7 +73,7 @@ function plainProgress(stream: NodeJS.WriteStream): ProgressSink {
   };
 }
 
-/** `eval 120/2000 cases · pass 84.3% · errors 2 · 35.2 calls/s · ETA 0:53` */
+/** `eval 120/2000 cases · pass 84.3% · errors 2 · 35.2 calls/s · limit 24 · ETA 0:53` */
 export function progressLine(p: Readonly<RunProgress>, now: number): string {
   const seconds = Math.max((now - p.startedAt) / 1000, 1e-3);
   const pass = p.samplesDone === 0 ? "–" : `${((p.passed / p.samplesDone) * 100).toFixed(1)}%`;
@@ -87,6 +87,8 @@ export function progressLine(p: Readonly<RunProgress>, now: number): string {
     `pass ${pass}`,
     `errors ${p.errors}`,
     `${calls.toFixed(1)} calls/s`,
+    // Calls allowed in flight: the adaptive limit (the target's, then the judge's).
+    ...(p.limits?.length ? [`limit ${p.limits.join("/")}`] : []),
     ...(p.cached > 0 ? [`cached ${p.cached}`] : []),
     `ETA ${eta}`,
   ].join(" · ");

@@ -3,7 +3,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { InputError } from "../errors.js";
-import { parseShard, type Shard } from "../run/shard.js";
+import { parseShard, type Shard } from "../run/shard-spec.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
@@ -51,7 +51,11 @@ export interface HarnessConfig {
 export interface EvalConfig {
   apiBase: string;
   judge: string | null;
-  workers: number;
+  /** Pinned calls in flight per model; null: adaptive, up to maxWorkers. */
+  workers: number | null;
+  maxWorkers: number;
+  /** `--max-cost`: dollars; null: no cap. */
+  maxCost: number | null;
   timeoutSeconds: number;
   maxRetries: number;
   /** The longest single wait before a retry, whatever Retry-After asks. */
@@ -146,7 +150,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     eval: {
       apiBase: get("eval.api_base"),
       judge: get("eval.judge") ?? null,
-      workers: get("eval.workers"),
+      workers: get("eval.workers") ?? null,
+      maxWorkers: get("eval.max_workers"),
+      maxCost: get("eval.max_cost") ?? null,
       timeoutSeconds: get("eval.timeout_seconds"),
       maxRetries: get("eval.max_retries"),
       maxRetryWaitSeconds: get("eval.max_retry_wait_seconds"),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
-import { parseShard, SHARD_HELP } from "../run/shard.js";
+import { parseShard, SHARD_HELP } from "../run/shard-spec.js";
 
 /**
  * Every scalar setting, once: its TOML place, default, EVAL_BANANA_* variable, flag, help and
@@ -189,8 +189,31 @@ export const SETTINGS = [
     env: "WORKERS",
     kind: "integer",
     schema: positiveInt,
-    default: 8,
-    help: "cases run at once; the k samples of one case run one after another",
+    example: 8,
+    help:
+      "pins the calls in flight to each model (and the cases run at once); unset, it adapts to " +
+      "the endpoint's rate limit, from 8 up to max_workers; a --target command runs 8 at once " +
+      "unless set",
+  },
+  {
+    section: "eval",
+    key: "max_workers",
+    env: "MAX_WORKERS",
+    kind: "integer",
+    schema: positiveInt,
+    default: 64,
+    help: "most calls in flight to one model while the concurrency adapts (cases run at once, too)",
+  },
+  {
+    section: "eval",
+    key: "max_cost",
+    env: "MAX_COST",
+    kind: "number",
+    schema: z.number().positive("must be greater than 0"),
+    example: 5,
+    help:
+      "budget of one run in US dollars, priced by [pricing]: no new call starts once the spend " +
+      "plus the estimates of the calls in flight would pass it (the run ends budget_exceeded)",
   },
   {
     section: "eval",

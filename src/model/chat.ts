@@ -9,6 +9,7 @@ import { InterruptedError, interruptible } from "./abort.js";
 import type { Cache } from "./cache.js";
 import { type ChatRequestIdentity, chatCacheKey } from "./cache-key.js";
 import { createHttpFetch, EndpointError, type Fetch } from "./http-fetch.js";
+import type { Limiters } from "./limiter.js";
 import { redactUrl } from "./redact.js";
 import { AccessRefusedError, REFUSED_STATUSES } from "./refused.js";
 import { askedWaitMs, type RetryPolicy, withRetries } from "./retry.js";
@@ -41,6 +42,8 @@ export interface ChatTargetOptions {
   /** The largest answer body read (decompressed); a larger one is an error, not cached. */
   maxResponseBytes?: number;
   cache: Cache | null;
+  /** Calls in flight per model (see limiter.ts); none: as many as the callers make. */
+  limiters?: Limiters;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -73,13 +76,15 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
       temperature: request.temperature,
       ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
     };
+    const limiter = options.limiters?.of(options.baseURL, request.model);
+    // Each attempt takes a slot of its own: a call waiting to retry holds none.
+    const attempt = (own: AbortSignal | undefined) => () => {
+      const send = () => client.chat.completions.create(body, own ? { signal: own } : undefined);
+      return limiter === undefined ? send() : limiter.run(own, send);
+    };
     let answer: unknown;
     try {
-      answer = await interruptible(signal, (own) =>
-        withRetries(retries, own, () =>
-          client.chat.completions.create(body, own ? { signal: own } : undefined),
-        ),
-      );
+      answer = await interruptible(signal, (own) => withRetries(retries, own, attempt(own)));
     } catch (error) {
       const text = `${callErrorText(error, timeoutMs, retries.maxRetries + 1)}${waitNote(error, retries)}`;
       throw failure(`${describe(request.model)}: ${text}`, options, refusedStatus(error));
@@ -103,6 +108,16 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
       return result;
     },
   };
+}
+
+/** The answer a chat target would take from the cache for this request, without calling. */
+export async function cachedAnswer(
+  cache: Cache,
+  baseURL: string,
+  request: ChatRequest,
+  sample: number,
+): Promise<ChatResult | null> {
+  return readStoredResult(await cache.get(chatCacheKey(identity(baseURL, request), sample)));
 }
 
 /** Adapts a chat target to the case runner: one model, one temperature for every case. */

@@ -44,6 +44,12 @@ function retryable(error: unknown): boolean {
   return [408, 409, 429].includes(error.status) || error.status >= 500;
 }
 
+/** The endpoint saying "too many requests": a 429, or a 503 that says when to come back. */
+export function isRateLimit(error: unknown): boolean {
+  if (!(error instanceof APIError)) return false;
+  return error.status === 429 || (error.status === 503 && askedWaitMs(error) !== null);
+}
+
 /** How long the endpoint asked to wait (retry-after-ms, else Retry-After: seconds or a date). */
 export function askedWaitMs(error: unknown): number | null {
   const headers = error instanceof APIError ? error.headers : undefined;

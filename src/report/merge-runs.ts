@@ -16,7 +16,7 @@ import { type CaseManifest, type Manifest, RESUME_KEYS } from "../run/record.js"
 import { writeHtmlReport, writeReports } from "../run/reports.js";
 import { readManifest } from "../run/rows.js";
 import { createRunFolder, ROWS_FILE } from "../run/run-folder.js";
-import { parseShard, type Shard } from "../run/shard.js";
+import { parseShard, type Shard } from "../run/shard-spec.js";
 import type { FinishContext, Finished } from "../run/suite.js";
 import { secretValues } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
@@ -337,6 +337,11 @@ async function finishedOf(
       ],
       passThreshold,
       pricing: config.pricing,
+      concurrency: null,
+      budget: null,
+      budgetExceeded: shards.some(
+        (run) => run.manifest.kind === "cases" && run.manifest.budget_exceeded === true,
+      ),
     },
   );
 }

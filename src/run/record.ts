@@ -182,6 +182,29 @@ const caseSettings = {
 };
 export type CaseSettings = z.output<z.ZodObject<typeof caseSettings>>;
 
+/** One model's limit over a run: `[ms since its first call, limit]` at each change, its 429s. */
+const limiterRecordSchema = z.strictObject({
+  history: z
+    // Pairs as arrays of two, not tuples: editors still read JSON Schema draft-07, which has no
+    // prefixItems.
+    .array(z.array(z.number()).length(2))
+    .describe(
+      "[ms since the model's first call, limit] at each change, oldest first; cut to 60 (the first kept).",
+    ),
+  changes_not_listed: count.optional().describe("Changes not in history for lack of room."),
+  rate_limited: count.describe("Calls answered with a rate limit (each retry counts)."),
+});
+
+/** How many calls a case run kept in flight to each model (of its last attempt). */
+export const caseConcurrencySchema = z.strictObject({
+  mode: z
+    .enum(["adaptive", "pinned"])
+    .describe("adaptive: from 8 up to max as the endpoint allows; pinned: [eval] workers."),
+  max: z.number().int().min(1),
+  models: z.record(z.string(), limiterRecordSchema),
+});
+export type CaseConcurrency = z.output<typeof caseConcurrencySchema>;
+
 /** Known only as a case run ends: the model versions that answered. */
 const caseClosing = {
   model_versions: z.array(z.string()),
@@ -189,6 +212,11 @@ const caseClosing = {
   versions_not_listed: count
     .optional()
     .describe("Versions cut from the manifest line for lack of room (all are in report.json)."),
+  concurrency: caseConcurrencySchema.optional(),
+  budget_exceeded: z
+    .boolean()
+    .optional()
+    .describe("Samples were left unrun by --max-cost (--resume with a higher cap finishes them)."),
 };
 export type CaseClosing = z.output<z.ZodObject<typeof caseClosing>>;
 
@@ -204,6 +232,8 @@ export const MANIFEST_SHAPES = {
     model_versions: caseClosing.model_versions.optional(),
     judge_model_versions: caseClosing.judge_model_versions.optional(),
     versions_not_listed: caseClosing.versions_not_listed,
+    concurrency: caseClosing.concurrency,
+    budget_exceeded: caseClosing.budget_exceeded,
   },
 };
 

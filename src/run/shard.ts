@@ -1,11 +1,6 @@
 import { createHash } from "node:crypto";
 import { byCodePoint } from "./order.js";
-
-/** One of `count` shards of a suite, 1-based as in `--shard 2/4`. */
-export interface Shard {
-  index: number;
-  count: number;
-}
+import { type Shard, shardText } from "./shard-spec.js";
 
 /** What a shard's manifest records, so `eb merge` can tell shards of one run from others. */
 export interface ShardFields {
@@ -15,25 +10,6 @@ export interface ShardFields {
   item_set: string;
   /** Items of the suite before sharding. */
   items_total: number;
-}
-
-const SHAPE = /^(\d+)\/(\d+)$/;
-
-/** What to write instead of a value that is not a shard. */
-export const SHARD_HELP = "must be I/N with 1 ≤ I ≤ N, e.g. 2/4 (the second of four shards)";
-
-/** `2/4` → {index 2, count 4}; null for anything else (0/3, 4/3, x). */
-export function parseShard(text: string): Shard | null {
-  const match = SHAPE.exec(text.trim());
-  if (!match) return null;
-  const index = Number(match[1]);
-  const count = Number(match[2]);
-  if (!(index >= 1 && index <= count && Number.isSafeInteger(count))) return null;
-  return { index, count };
-}
-
-export function shardText({ index, count }: Shard): string {
-  return `${index}/${count}`;
 }
 
 /**

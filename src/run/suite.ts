@@ -93,4 +93,6 @@ export interface RunProgress {
   earlierCached: number;
   /** performance.now() when this attempt started. */
   startedAt: number;
+  /** Calls allowed in flight now, per model called (the target's first); absent: not known. */
+  limits?: readonly number[];
 }

@@ -305,7 +305,7 @@ describe("eb eval run manifest", () => {
     server.script = (request, index) => ({
       body: completion(
         ANSWERS[lastContent(request)] ?? "?",
-        `mock-version-${index}-${"x".repeat(300)}`,
+        `mock-version-${index}-${"x".repeat(600)}`,
       ),
     });
     const root = project("plain.jsonl");

@@ -31,7 +31,8 @@ describe("setting ids", () => {
 
   it("a loaded value is typed by kind, and may be unset only without a default", () => {
     expectTypeOf<SettingValue<"core.output_dir">>().toEqualTypeOf<string>();
-    expectTypeOf<SettingValue<"eval.workers">>().toEqualTypeOf<number>();
+    expectTypeOf<SettingValue<"eval.max_workers">>().toEqualTypeOf<number>();
+    expectTypeOf<SettingValue<"eval.workers">>().toEqualTypeOf<number | undefined>();
     expectTypeOf<SettingValue<"harness.agent">>().toEqualTypeOf<string | undefined>();
     expectTypeOf<SettingValue<"eval.pass_threshold">>().toEqualTypeOf<number>();
     // @ts-expect-error: the id is checked here too, as in loadConfig's lookups
@@ -61,6 +62,8 @@ describe("flag names", () => {
       "eval.timeout_seconds": "--timeout-seconds",
       "eval.max_retries": "--max-retries",
       "eval.max_retry_wait_seconds": "--max-retry-wait-seconds",
+      "eval.max_workers": "--max-workers",
+      "eval.max_cost": "--max-cost",
       "eval.max_response_mb": "--max-response-mb",
       "eval.cache_dir": "--cache-dir",
       "eval.pass_threshold": "--pass-threshold",

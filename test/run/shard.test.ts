@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dealShard, itemSetDigest, parseShard, shardsOf, takeShard } from "../../src/run/shard.js";
+import { dealShard, itemSetDigest, shardsOf, takeShard } from "../../src/run/shard.js";
+import { parseShard } from "../../src/run/shard-spec.js";
 
 const itemsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `item-${i}` }));
 

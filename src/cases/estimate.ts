@@ -1,0 +1,129 @@
+import { gradeOutput } from "../graders/grade.js";
+import type { ChatRequest } from "../model/chat.js";
+import type { ChatResult, Usage } from "../model/types.js";
+import type { Plan } from "./plan.js";
+import { messageChars, type PricedCall, tokensOf } from "./price.js";
+import type { Case } from "./schema.js";
+
+/**
+ * Token estimates without calling anything. Input tokens are the characters sent divided by 4
+ * (OpenAI's rule of thumb for English; no tokenizer is loaded). An answer not in the cache is
+ * estimated at `max_tokens` when the run sets it, else at the median of the cached answers to
+ * the same cases, else at 512 tokens; a judge's verdict at 200.
+ */
+export const DEFAULT_OUTPUT_TOKENS = 512;
+export const JUDGE_OUTPUT_TOKENS = 200;
+
+export type OutputBasis = "max_tokens" | "cached median" | "default";
+
+/** One call a sample makes (or takes from the cache). */
+export interface CallEstimate extends PricedCall {
+  role: "target" | "judge";
+}
+
+/** The request a model target sends for a case (what its cache entry is keyed on). */
+function targetRequest(plan: Plan, c: Case): ChatRequest | null {
+  if (plan.info.kind !== "model") return null;
+  return {
+    model: plan.info.model,
+    messages: c.messages,
+    temperature: plan.temperature ?? 0,
+    ...(plan.maxTokens === null ? {} : { maxTokens: plan.maxTokens }),
+  };
+}
+
+/** The request makeJudge sends for a prompt. */
+function judgeRequest(model: string, prompt: string): ChatRequest {
+  return { model, messages: [{ role: "user", content: prompt }], temperature: 0 };
+}
+
+export class Estimator {
+  private constructor(
+    private readonly plan: Plan,
+    readonly outputTokens: number,
+    readonly outputBasis: OutputBasis,
+  ) {}
+
+  /** Reads the cache for every sample once when the output estimate needs its median. */
+  static async of(plan: Plan): Promise<Estimator> {
+    if (plan.maxTokens !== null) return new Estimator(plan, plan.maxTokens, "max_tokens");
+    const counts: number[] = [];
+    for (const c of plan.cases) {
+      for (let sample = 0; sample < plan.k; sample++) {
+        const hit = await lookup(plan, targetRequest(plan, c), sample);
+        if (hit?.usage.completion_tokens !== undefined) counts.push(hit.usage.completion_tokens);
+      }
+    }
+    const median = medianOf(counts);
+    return median === null
+      ? new Estimator(plan, DEFAULT_OUTPUT_TOKENS, "default")
+      : new Estimator(plan, median, "cached median");
+  }
+
+  /** The calls of one sample: the target's, then the judge's (one per prompt a grader builds). */
+  async sample(c: Case, sample: number): Promise<CallEstimate[]> {
+    const request = targetRequest(this.plan, c);
+    const hit = await lookup(this.plan, request, sample);
+    const target: CallEstimate[] =
+      request === null
+        ? []
+        : [
+            {
+              role: "target",
+              model: request.model,
+              cached: hit !== null,
+              input: tokensOf(messageChars(c.messages)),
+              output: hit?.usage.completion_tokens ?? this.outputTokens,
+            },
+          ];
+    const output = hit ? this.plan.scrubber.scrub(hit.text) : "x".repeat(this.outputTokens * 4);
+    return [...target, ...(await this.judgeCalls(c, output, hit !== null))];
+  }
+
+  /**
+   * The judge graders run with a judge that only notes its prompts (and gives a verdict), so
+   * the prompts are exactly the ones a run would send; with the target's answer cached, so may
+   * be the judge's.
+   */
+  private async judgeCalls(c: Case, output: string, known: boolean): Promise<CallEstimate[]> {
+    const model = this.plan.settings.judge;
+    if (this.plan.judge === null || model === null) return [];
+    const prompts: string[] = [];
+    const judge = async (prompt: string) => {
+      prompts.push(prompt);
+      return '{"score": 1, "reason": "estimate"}';
+    };
+    const graders = c.graders.filter((g) => g.usesJudge);
+    const request = c.messages.at(-1)?.content ?? "";
+    await gradeOutput(output, graders, { request, messages: c.messages, judge });
+    return Promise.all(
+      prompts.map(async (prompt): Promise<CallEstimate> => {
+        const hit = known ? await lookup(this.plan, judgeRequest(model, prompt), 0) : null;
+        const usage: Usage = hit?.usage ?? {};
+        return {
+          role: "judge",
+          model,
+          cached: hit !== null,
+          input: tokensOf(prompt),
+          output: usage.completion_tokens ?? JUDGE_OUTPUT_TOKENS,
+        };
+      }),
+    );
+  }
+}
+
+function lookup(
+  plan: Plan,
+  request: ChatRequest | null,
+  sample: number,
+): Promise<ChatResult | null> {
+  if (request === null || plan.lookup === null) return Promise.resolve(null);
+  return plan.lookup(request, sample);
+}
+
+function medianOf(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+}
