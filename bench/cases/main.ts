@@ -26,6 +26,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { runCases } from "../../src/index.js";
+import { ANSWER, flag } from "../args.js";
 import { median } from "../median.js";
 
 interface Options {
@@ -41,11 +42,6 @@ const ROOT = process.cwd();
 /** EB_BENCH_CLI points at another build of the CLI, e.g. to measure a change side by side. */
 const CLI = process.env.EB_BENCH_CLI ?? path.join(ROOT, "dist/bin/eb.js");
 
-function flag(args: readonly string[], name: string, fallback: string): string {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 && at + 1 < args.length ? args[at + 1]! : fallback;
-}
-
 function parseOptions(args: readonly string[]): Options {
   return {
     cases: Number(flag(args, "cases", "2000")),
@@ -56,14 +52,6 @@ function parseOptions(args: readonly string[]): Options {
 }
 
 // ----------------------------------------------------------------------------- the server --
-
-const ANSWER = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  model: "bench-model-2026",
-  choices: [{ index: 0, message: { role: "assistant", content: "Paris" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
-});
 
 /** Runs in a worker thread: answers every request at once, reports its port and request count. */
 function serve(): void {

@@ -24,6 +24,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { ANSWER, flag } from "../args.js";
 
 interface Options {
   cases: number;
@@ -34,11 +35,6 @@ interface Options {
 
 const ROOT = process.cwd();
 const CLI = process.env.EB_BENCH_CLI ?? path.join(ROOT, "dist/bin/eb.js");
-
-function flag(args: readonly string[], name: string, fallback: string): string {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 && at + 1 < args.length ? args[at + 1]! : fallback;
-}
 
 const numbers = (text: string) => text.split(",").map(Number);
 
@@ -60,14 +56,6 @@ interface Counts {
   firstAt: number | null;
   lastAnswerAt: number;
 }
-
-const ANSWER = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  model: "bench-model-2026",
-  choices: [{ index: 0, message: { role: "assistant", content: "Paris" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
-});
 
 class TokenBucket {
   private tokens: number;

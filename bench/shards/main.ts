@@ -18,6 +18,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { mergeRuns } from "../../src/index.js";
+import { ANSWER, flag } from "../args.js";
 import { median } from "../median.js";
 
 interface Options {
@@ -30,11 +31,6 @@ const ROOT = process.cwd();
 const CLI = path.join(ROOT, "dist/bin/eb.js");
 const SHARDS = [1, 2, 4];
 
-function flag(args: readonly string[], name: string, fallback: string): string {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 && at + 1 < args.length ? args[at + 1]! : fallback;
-}
-
 function parseOptions(args: readonly string[]): Options {
   return {
     cases: Number(flag(args, "cases", "2000")),
@@ -42,14 +38,6 @@ function parseOptions(args: readonly string[]): Options {
     rounds: Number(flag(args, "rounds", "3")),
   };
 }
-
-const ANSWER = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  model: "bench-model-2026",
-  choices: [{ index: 0, message: { role: "assistant", content: "Paris" }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
-});
 
 /** Answers every request at once (in this process: the shard processes do the work). */
 function startServer(): Promise<{ baseURL: string; close: () => void }> {

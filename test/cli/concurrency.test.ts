@@ -24,10 +24,14 @@ function casesFile(n: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Answers "echo: …" after 20 ms; the 12th request is refused once with a short Retry-After. */
+/**
+ * Answers "echo: …" after 20 ms; the 20th request is refused once with a short Retry-After. At
+ * a limit of 8, only 16 requests can start before 8 have succeeded and the limit doubled, so the
+ * 429 always comes after the doubling, however the machine schedules the answers.
+ */
 function limitedOnce(): Promise<FaultServer> {
   return startFaultServer((request, index) =>
-    index === 11
+    index === 19
       ? reply({ error: { message: "Rate limit" } }, 429, { "retry-after-ms": "50" })
       : { kind: "delay", ms: 20, next: reply(completion(`echo: ${lastContent(request)}`)) },
   );

@@ -22,12 +22,21 @@ export interface OpenedPage {
   page: Page;
   /** Requests other than the page file itself (all were failed). */
   requests: string[];
-  /** Console errors and uncaught exceptions. */
+  /** Console errors, uncaught exceptions and dialogs. */
   errors: string[];
 }
 
+export interface OpenOptions {
+  viewport?: { width: number; height: number };
+  /**
+   * What marks the page ready: report.html's script sets `body[data-ready]`; null for a page
+   * with no script (the leaderboard), ready once loaded.
+   */
+  ready?: string | null;
+}
+
 export interface ReportBrowser {
-  open(file: string, viewport?: { width: number; height: number }): Promise<OpenedPage>;
+  open(file: string, options?: OpenOptions): Promise<OpenedPage>;
   close(): Promise<void>;
 }
 
@@ -49,7 +58,9 @@ export async function launchBrowser(): Promise<ReportBrowser> {
     ],
   });
   return {
-    async open(file, viewport = { width: 1200, height: 800 }) {
+    async open(file, options = {}) {
+      const { viewport = { width: 1200, height: 800 }, ready = "body[data-ready='true']" } =
+        options;
       const url = pathToFileURL(file).href;
       const page = await browser.newPage();
       await page.setViewport(viewport);
@@ -65,8 +76,13 @@ export async function launchBrowser(): Promise<ReportBrowser> {
         if (message.type() === "error") errors.push(message.text());
       });
       page.on("pageerror", (error) => errors.push(String(error)));
+      // A dialog is run data: markup in an answer or a model name became script.
+      page.on("dialog", (dialog) => {
+        errors.push(`dialog: ${dialog.message()}`);
+        void dialog.dismiss();
+      });
       await page.goto(url, { waitUntil: "load" });
-      await page.waitForSelector("body[data-ready='true']", { timeout: 10_000 });
+      if (ready !== null) await page.waitForSelector(ready, { timeout: 10_000 });
       return { page, requests, errors };
     },
     async close() {

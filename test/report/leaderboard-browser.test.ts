@@ -1,30 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
-import puppeteer from "puppeteer-core";
 import { describe, expect, it } from "vitest";
 import { makeProject, runEb } from "../helpers/project.js";
-
-/** Debian's Chromium (.ci/run installs it); never a downloaded browser. */
-function chromium(): string | null {
-  try {
-    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-const BROWSER = chromium();
-if (BROWSER === null) {
-  console.warn(
-    "\n*** SKIPPED: the leaderboard page's browser test needs Debian's chromium (apt-get install chromium) ***\n",
-  );
-}
-
-/** Where screenshots go: $EB_TEST_ARTIFACTS, else a folder under the temp dir. */
-const ARTIFACTS = process.env.EB_TEST_ARTIFACTS ?? path.join(os.tmpdir(), "eb-test-artifacts");
+import { ARTIFACTS, HAS_CHROMIUM, launchBrowser } from "../html/browser.js";
 
 /** Markup in a model name: the page must show it as text, never load or run it. */
 const HOSTILE = "<img src=x onerror=alert(1)>";
@@ -63,7 +41,7 @@ function rows(model: string, wrong: number, tokens: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-describe.skipIf(BROWSER === null)("the leaderboard page in Chromium, from file://", () => {
+describe.skipIf(!HAS_CHROMIUM)("the leaderboard page in Chromium, from file://", () => {
   it("renders the chart and table with no request, no script, no console error", async () => {
     const dir = makeProject({
       ".eval-banana/config.toml": `[pricing.big]\ninput_per_mtok = 3\noutput_per_mtok = 15\n[pricing.small]\ninput_per_mtok = 0.2\noutput_per_mtok = 0.8\n[pricing."${HOSTILE}"]\ninput_per_mtok = 1\noutput_per_mtok = 4\n`,
@@ -76,38 +54,17 @@ describe.skipIf(BROWSER === null)("the leaderboard page in Chromium, from file:/
       { cwd: dir },
     );
     expect(result.code, result.stderr).toBe(0);
-    const url = pathToFileURL(path.join(dir, "board.html")).href;
-
-    const browser = await puppeteer.launch({
-      executablePath: BROWSER!,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu"],
-    });
+    const browser = await launchBrowser();
     try {
-      const page = await browser.newPage();
-      const blocked: string[] = [];
-      const problems: string[] = [];
-      await page.setRequestInterception(true);
-      page.on("request", (request) => {
-        if (request.url() === url) return void request.continue();
-        blocked.push(request.url());
-        void request.abort();
+      const { page, requests, errors } = await browser.open(path.join(dir, "board.html"), {
+        viewport: { width: 1100, height: 1000 },
+        ready: null,
       });
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(message.text());
-      });
-      page.on("pageerror", (error) => problems.push(String(error)));
-      page.on("dialog", (dialog) => {
-        problems.push(`dialog: ${dialog.message()}`);
-        void dialog.dismiss();
-      });
-      await page.setViewport({ width: 1100, height: 1000 });
-      await page.goto(url, { waitUntil: "load" });
 
       // A string, run in the page: this project's types have no DOM.
       const seen = (await page.evaluate(SEEN)) as Seen;
-      expect(blocked).toEqual([]);
-      expect(problems).toEqual([]);
+      expect(requests).toEqual([]);
+      expect(errors).toEqual([]);
       expect(seen.images).toBe(0);
       expect(seen.scripts).toBe(0);
       // big: best and dearest; small: cheapest, on the front too; odd: beaten on both.
