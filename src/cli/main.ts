@@ -258,8 +258,9 @@ program
   .summary("join the run folders of a suite's shards into one run")
   .description(
     "Join the run folders of the shards of one run (eb run/eb eval --shard I/N) into one run " +
-      "folder: rows.jsonl (its manifest lists the shards), report.json and report.md, with the " +
-      "statistics and the gate an unsharded run of the same rows has. Refuses (exit 2) shards " +
+      "folder: rows.jsonl (its manifest lists the shards), report.json, report.md and " +
+      "report.html, with the statistics and the gate an unsharded run of the same rows has. " +
+      "Refuses (exit 2) shards " +
       "of different suites or settings, an item in two shards, a shard given twice; warns of " +
       "missing shards. Exit 0 passed, 1 fell short, 2 could not merge.",
   )
