@@ -191,6 +191,22 @@ describe("eb eval --batch", () => {
     expect(rowsOf(path.join(root, "run")).map((r) => r.status)).toEqual(Array(6).fill("passed"));
   });
 
+  it("stops (exit 2) when the batch cannot be polled; --resume then polls the same batch", async () => {
+    mock.broken = true;
+    const root = project();
+    const run = await evalIn(root, "run", BATCH);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("the batch API at");
+    expect(run.stderr).toContain("the batch service is down");
+    expect(run.stderr).toContain("--resume");
+    expect(run.stderr).not.toContain(KEY);
+    mock.broken = false;
+    const resumed = await evalIn(root, "resumed", ["--resume", path.join(root, "run"), ...BATCH]);
+    expect(resumed.code).toBe(0);
+    expect(mock.created).toBe(1);
+    expect(rowsOf(path.join(root, "run"))).toHaveLength(6);
+  });
+
   it("refuses --batch with --target, --no-cache and --max-cost (exit 2), calling nothing", async () => {
     const root = project();
     const target = await runEb(["eval", "cases.jsonl", "--target", "node -e 0", "--batch"], {

@@ -28,6 +28,8 @@ export interface BatchServer {
   steps: string[];
   /** While set, a batch stays in_progress. */
   hold: boolean;
+  /** While set, a retrieve answers HTTP 500. */
+  broken: boolean;
   answer: (line: InputLine) => LineAnswer;
   created: number;
   retrieves: number;
@@ -43,6 +45,7 @@ export async function startBatchServer(): Promise<BatchServer> {
     baseURL: "",
     steps: ["validating", "in_progress", "completed"],
     hold: false,
+    broken: false,
     answer: (line) => ({ text: `echo: ${line.body.messages.at(-1)?.content ?? ""}` }),
     created: 0,
     retrieves: 0,
@@ -124,6 +127,8 @@ export async function startBatchServer(): Promise<BatchServer> {
     if (!retrieve || batch === undefined)
       return { status: 404, body: { error: { message: "no such thing" } } };
     mock.retrieves++;
+    if (mock.broken)
+      return { status: 500, body: { error: { message: "the batch service is down" } } };
     const id = retrieve[1] ?? "";
     const step = mock.hold
       ? "in_progress"
