@@ -1,21 +1,11 @@
 import path from "node:path";
-import type { BatchStatus } from "../model/batch.js";
 import type { ChatRequest } from "../model/chat.js";
 import { storedResult } from "../model/stored-result.js";
 import type { CaseTarget } from "../model/types.js";
+import { BATCHES_FILE, type BatchSettings } from "./batch-settings.js";
 import { targetRequest } from "./estimate.js";
 import type { Plan } from "./plan.js";
 import type { Case } from "./schema.js";
-
-/** The run folder's record of its batches: written before the first poll. */
-export const BATCHES_FILE = "batches.json";
-
-/** `--batch`: how to reach the Batch API and how often to ask it. */
-export interface BatchSettings {
-  apiKey: string | null;
-  pollMs: number;
-  onStatus?: ((status: BatchStatus) => void) | undefined;
-}
 
 /** What the batch decided per sample: answered (now in the cache) or failed, with its reason. */
 export interface BatchAnswers {

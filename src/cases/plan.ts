@@ -15,7 +15,7 @@ import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "..
 import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
-import { BATCHES_FILE, type BatchSettings } from "./batch.js";
+import { BATCHES_FILE, type BatchSettings } from "./batch-settings.js";
 import { Budget, metered } from "./budget.js";
 import { loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
