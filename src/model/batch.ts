@@ -67,7 +67,9 @@ export async function runBatch(
       const batch = await finished(client, id, options);
       if (batch === null) return null;
       await collect(client, batch, outcomes);
-      reasons.push(unansweredReason(batch));
+      // A batch that ended early is the likelier reason for a request without an answer.
+      if (batch.status === "completed") reasons.push(unansweredReason(batch));
+      else reasons.unshift(unansweredReason(batch));
     }
   } catch (error) {
     if (error instanceof RunStoppedError) throw error;
@@ -192,7 +194,8 @@ async function collect(
     const text = await (await client.files.content(fileId)).text();
     for (const raw of text.split("\n")) {
       if (raw.trim() === "") continue;
-      const parsed = lineSchema.safeParse(JSON.parse(raw));
+      // A line that is not one leaves its request unanswered: it gets the batch's reason.
+      const parsed = lineSchema.safeParse(jsonOrNull(raw));
       if (parsed.success) outcomes.set(parsed.data.custom_id, outcomeOf(parsed.data));
     }
   }
@@ -220,6 +223,14 @@ function outcomeOf(line: z.infer<typeof lineSchema>): BatchOutcome {
   const body = z.object({ error: z.object({ message: z.string() }) }).safeParse(response?.body);
   const message = body.success ? `: ${body.data.error.message}` : "";
   return { ok: false, error: `batch: HTTP ${response?.status_code ?? "?"}${message}` };
+}
+
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function messageOf(error: unknown): string {

@@ -107,20 +107,26 @@ describe("eb eval --batch", () => {
     expect(essence(rowsOf(path.join(root, "uncached")))).toEqual(essence(rows));
   });
 
-  it("makes a per-line error an error row with its reason, and sends nothing directly", async () => {
-    mock.answer = (line) =>
-      line.custom_id === "beta#1"
-        ? { status: 400, message: "context too long" }
-        : { text: `echo: ${line.body.messages.at(-1)?.content}` };
+  it("makes a per-line error (or a torn line) an error row with its reason, sending nothing directly", async () => {
+    mock.answer = (line) => {
+      if (line.custom_id === "beta#1") return { status: 400, message: "context too long" };
+      if (line.custom_id === "gamma#0") return "garbage";
+      return { text: `echo: ${line.body.messages.at(-1)?.content}` };
+    };
     const root = project();
     const run = await evalIn(root, "run", BATCH);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("5/6 completed, 1 failed");
     const rows = rowsOf(path.join(root, "run"));
     const broken = rows.filter((r) => r.status === "error");
-    expect(broken.map((r) => [r.id, r.sample])).toEqual([["beta", 1]]);
+    expect(broken.map((r) => [r.id, r.sample])).toEqual([
+      ["beta", 1],
+      ["gamma", 0],
+    ]);
     expect(broken[0]?.error).toContain("batch: HTTP 400: context too long");
-    expect(rows.filter((r) => r.status === "passed")).toHaveLength(5);
+    // A torn output line leaves its request without an answer.
+    expect(broken[1]?.error).toContain("batch batch_1 returned no answer for this request");
+    expect(rows.filter((r) => r.status === "passed")).toHaveLength(4);
     expect(mock.chatRequests()).toHaveLength(0);
   });
 

@@ -13,8 +13,12 @@ interface InputLine {
   body: { messages: { content: string }[] };
 }
 
-/** What the batch answers one line with: a completion, an error, or nothing at all. */
-export type LineAnswer = { text: string } | { status: number; message: string } | "none";
+/** What the batch answers one line with: a completion, an error, nothing, or a torn line. */
+export type LineAnswer =
+  | { text: string }
+  | { status: number; message: string }
+  | "none"
+  | "garbage";
 
 /**
  * A loopback OpenAI API with `/v1/files` (multipart upload, content download), `/v1/batches`
@@ -83,6 +87,10 @@ export async function startBatchServer(): Promise<BatchServer> {
     for (const line of lines) {
       const answer = mock.answer(line);
       if (answer === "none") continue;
+      if (answer === "garbage") {
+        out.push(`{"custom_id": "${line.custom_id}", "response": {`);
+        continue;
+      }
       if ("text" in answer) {
         const body = completion(answer.text);
         out.push(
