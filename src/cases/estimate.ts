@@ -22,7 +22,7 @@ export interface CallEstimate extends PricedCall {
 }
 
 /** The request a model target sends for a case (what its cache entry is keyed on). */
-function targetRequest(plan: Plan, c: Case): ChatRequest | null {
+export function targetRequest(plan: Plan, c: Case): ChatRequest | null {
   if (plan.info.kind !== "model") return null;
   return {
     model: plan.info.model,

@@ -1,3 +1,4 @@
+import type { BatchStatus } from "../model/batch.js";
 import type { RunOptions } from "../run/options.js";
 
 /**
@@ -26,4 +27,10 @@ export interface RunCasesOptions extends RunOptions<"cases"> {
   apiKey?: string | undefined;
   /** Default: on for a model, off for a command (the judge is cached unless this is false). */
   cache?: boolean | undefined;
+  /** Send the target calls the cache misses through the provider's Batch API first. */
+  batch?: boolean | undefined;
+  /** How often a batch is polled (default 30000). */
+  batchPollMs?: number | undefined;
+  /** Each poll of a batch: where it stands. */
+  onBatchStatus?: ((status: BatchStatus) => void) | undefined;
 }

@@ -15,6 +15,7 @@ import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "..
 import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
+import { BATCHES_FILE, type BatchSettings } from "./batch-settings.js";
 import { Budget, metered } from "./budget.js";
 import { loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
@@ -47,6 +48,8 @@ export interface Plan {
   lookup: ((request: ChatRequest, sample: number) => Promise<ChatResult | null>) | null;
   /** `--max-cost`; null: no cap. */
   budget: Budget | null;
+  /** `--batch` (or a resumed batch run): the target calls go through the Batch API; else null. */
+  batch: BatchSettings | null;
 }
 
 /** A command target has no rate limit to adapt to: it runs this many at once unless pinned. */
@@ -133,8 +136,46 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     lanes: settings.workers ?? (model === undefined ? COMMAND_WORKERS : settings.maxWorkers),
     lookup: cached === null ? null : await cacheLookup(cached, settings.apiBase),
     budget,
+    batch: batchOf(options, settings, built.info, access),
   };
 }
+
+/**
+ * `--batch`, or a resumed run that recorded batches (resumed without the flag, it would pay for
+ * their answers again). Answers reach the run through the cache, and a batch is sent at once, so
+ * neither --no-cache nor --max-cost (which meters calls one by one) fits with it.
+ */
+function batchOf(
+  options: RunCasesOptions,
+  settings: EvalConfig,
+  info: TargetInfo,
+  access: EndpointAccess | null,
+): BatchSettings | null {
+  const recorded =
+    options.resume !== undefined && existsSync(path.join(options.resume, BATCHES_FILE));
+  if (!options.batch && !recorded) return null;
+  if (info.kind !== "model" || access === null) {
+    throw new InputError(
+      "--batch sends model calls through the Batch API: pass -m MODEL, not --target",
+    );
+  }
+  if (options.cache === false) {
+    throw new InputError("--batch answers the run through the cache: drop --no-cache");
+  }
+  if (settings.maxCost !== null) {
+    throw new InputError(
+      "--batch sends every call at once, so --max-cost cannot stop it part way: pass one of them",
+    );
+  }
+  return {
+    apiKey: access.key,
+    pollMs: options.batchPollMs ?? DEFAULT_POLL_MS,
+    onStatus: options.onBatchStatus,
+  };
+}
+
+/** How often a batch is polled unless --batch-poll-ms says otherwise. */
+const DEFAULT_POLL_MS = 30_000;
 
 async function cacheLookup(cache: Cache, apiBase: string): Promise<NonNullable<Plan["lookup"]>> {
   const { cachedAnswer } = await import("../model/chat.js");

@@ -1,10 +1,17 @@
 import type { Pricing } from "../config/schema.js";
 import { redactUrl } from "../model/redact.js";
 import { isoUtc } from "../run/provenance.js";
-import type { CaseClosing, CaseConcurrency, CaseRow, CaseSettings } from "../run/record.js";
+import type {
+  CaseClosing,
+  CaseConcurrency,
+  CaseRow,
+  CaseSettings,
+  StoredRow,
+} from "../run/record.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
+import { type BatchAnswers, batchedTarget, batchPrepass, sampleId } from "./batch.js";
 import { Estimator } from "./estimate.js";
 import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
@@ -37,7 +44,9 @@ export function caseSuite(
   const settings = caseSettings(plan);
   const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
   const { scrub } = plan.scrubber;
-  const sampleOptions = { target: plan.target, judge: plan.judge, model, signal, scrub };
+  const batch = batchRound(plan, cases, signal);
+  const target = plan.batch === null ? plan.target : batchedTarget(plan.target, batch.answers);
+  const sampleOptions = { target, judge: plan.judge, model, signal, scrub };
   let estimator: Estimator | null = null;
   return {
     kind: "cases",
@@ -57,9 +66,13 @@ export function caseSuite(
     },
     restore: async (row) => {
       tally.add(row);
+      batch.restore(row);
       plan.budget?.restore(row, plan.config.pricing, settings.judge_model);
     },
-    runSample: async (c, sample) => {
+    runSample: async (c, sample, { runDir }) => {
+      await batch.ready(runDir);
+      // Interrupted while the batch was polled: no sample starts.
+      if (signal.aborted) return null;
       const cost =
         estimator === null ? 0 : costOf(plan.config.pricing, await estimator.sample(c, sample));
       // Over the budget, a sample is not run: --resume with a higher one runs it.
@@ -76,6 +89,26 @@ export function caseSuite(
     },
     finish: (context) => finish(shard, tally, context),
     close: async () => {},
+  };
+}
+
+/**
+ * The batch round of a `--batch` run, sent once, when the first sample is about to run (the
+ * rows of earlier attempts are restored by then, so their samples are not sent again).
+ */
+function batchRound(plan: Plan, cases: readonly Case[], signal: AbortSignal) {
+  const done = new Set<string>();
+  let round: Promise<BatchAnswers | null> | null = null;
+  let answers: BatchAnswers | null = null;
+  return {
+    answers: () => answers,
+    restore: (row: StoredRow) => done.add(sampleId(row.id, row.sample ?? 0)),
+    ready: async (runDir: string) => {
+      const settings = plan.batch;
+      if (settings === null) return;
+      round ??= batchPrepass(plan, cases, done, { runDir, signal, batch: settings });
+      answers = await round;
+    },
   };
 }
 

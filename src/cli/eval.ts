@@ -4,6 +4,7 @@ import type { RunCasesOptions } from "../cases/options.js";
 import { runCases } from "../cases/run-cases.js";
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
+import type { BatchStatus } from "../model/batch.js";
 import { gateLine, gateOf } from "../report/gate.js";
 import { writeJunit } from "../report/junit.js";
 import { runItems } from "../report/junit-items.js";
@@ -14,7 +15,7 @@ import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { resumeHint } from "./resume-hint.js";
-import { terminalSafeStrings } from "./terminal.js";
+import { terminalSafe, terminalSafeStrings } from "./terminal.js";
 
 export interface EvalFlags extends Record<string, unknown> {
   cwd: string;
@@ -37,6 +38,8 @@ export interface EvalFlags extends Record<string, unknown> {
   inconclusive?: "fail" | "pass";
   junit?: string;
   dryRun?: boolean;
+  batch?: boolean;
+  batchPollMs?: string;
 }
 
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
@@ -60,6 +63,7 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
       ...caseOptions(cases, flags, options, config),
       signal: interrupt.signal,
       onSample: (_row, where) => progress.update(where),
+      onBatchStatus: (status) => process.stderr.write(`${batchLine(status)}\n`),
       onWarning: (message) => {
         progress.done();
         printWarning(message);
@@ -114,6 +118,8 @@ function caseOptions(
     temperature: number("--temperature", flags.temperature),
     maxTokens: integer("--max-tokens", flags.maxTokens),
     cache: flags.cache,
+    batch: flags.batch,
+    batchPollMs: integer("--batch-poll-ms", flags.batchPollMs),
     flatOutput: flags.flatOutput,
     resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
   };
@@ -130,6 +136,11 @@ async function dryRun(
   const estimate = await dryRunCases(caseOptions(cases, flags, options, config));
   process.stdout.write(terminalSafeStrings(dryRunText(estimate)));
   return EXIT.passed;
+}
+
+/** One poll of a batch, for stderr: "batch batch_1: in_progress, 3/10 completed, 0 failed". */
+function batchLine(s: BatchStatus): string {
+  return `batch ${terminalSafe(s.id)}: ${terminalSafe(s.status)}, ${s.completed}/${s.total} completed, ${s.failed} failed`;
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */

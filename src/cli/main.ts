@@ -164,6 +164,17 @@ would call a model starts once the spend plus the estimates of the samples in fl
 it; the rows so far are valid, the run is marked budget_exceeded (exit 1), and --resume RUN with
 a higher --max-cost finishes it. Every model called needs a price.
 
+Batch: --batch (with -m) sends the target calls the cache misses through the provider's Batch
+API (OpenAI's /v1/files and /v1/batches; about half the price, answers within 24h) before the
+run, polling every --batch-poll-ms (default 30000) with a status line on stderr. Each answer is
+cached under the key a direct call uses, so the run (and any later one) reads it from the
+cache; a request the batch answered with an error, or left unanswered (expired, failed,
+cancelled), is an error row with the batch's reason (run again without --resume to send those
+once more). The batch ids are written to batches.json in the run folder before the first poll:
+an interrupted run resumed with --resume RUN polls the same batches instead of paying twice.
+Judge calls are not batched: they are made directly, as the samples are graded, once the batch
+is back. Not with --target, --no-cache or --max-cost.
+
 Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest line, then one row per
 case x sample, appended as samples finish), report.json, report.md and report.html (the run as
 one self-contained page: open it in a browser); a summary on stdout.
@@ -232,6 +243,11 @@ addSettingOptions(
         "--dry-run",
         "call nothing: print the cases, samples, calls still needed after the cache, estimated tokens and cost ([pricing]); exit 0",
       )
+      .option(
+        "--batch",
+        "send the target calls the cache misses through the Batch API first (see Batch below)",
+      )
+      .option("--batch-poll-ms <MS>", "with --batch: how often the batch is polled (default 30000)")
       .option(
         "--baseline <RUN>",
         "gate by a paired compare with this run (folder, rows file, latest, latest~1, …) instead of --pass-threshold",

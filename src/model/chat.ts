@@ -70,12 +70,7 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
   const describe = (model: string) => `model "${model}" at ${redactUrl(options.baseURL)}`;
   const call = async (request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> => {
     const started = performance.now();
-    const body = {
-      model: request.model,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-      temperature: request.temperature,
-      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-    };
+    const body = chatBody(request);
     const limiter = options.limiters?.of(options.baseURL, request.model);
     // Each attempt takes a slot of its own: a call waiting to retry holds none.
     const attempt = (own: AbortSignal | undefined) => () => {
@@ -100,7 +95,7 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
     async complete(request, sample, signal) {
       const cache = options.cache;
       if (cache === null) return call(request, signal);
-      const key = chatCacheKey(identity(options.baseURL, request), sample);
+      const key = answerKey(options.baseURL, request, sample);
       const hit = readStoredResult(await cache.get(key));
       if (hit) return hit;
       const result = await call(request, signal);
@@ -110,6 +105,21 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
   };
 }
 
+/** The body a chat target sends for a request (a batch sends the same, line by line). */
+export function chatBody(request: ChatRequest) {
+  return {
+    model: request.model,
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    temperature: request.temperature,
+    ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+  };
+}
+
+/** The cache key of a request's answer: the same whether it was called directly or batched. */
+export function answerKey(baseURL: string, request: ChatRequest, sample: number): string {
+  return chatCacheKey(identity(baseURL, request), sample);
+}
+
 /** The answer a chat target would take from the cache for this request, without calling. */
 export async function cachedAnswer(
   cache: Cache,
@@ -117,7 +127,7 @@ export async function cachedAnswer(
   request: ChatRequest,
   sample: number,
 ): Promise<ChatResult | null> {
-  return readStoredResult(await cache.get(chatCacheKey(identity(baseURL, request), sample)));
+  return readStoredResult(await cache.get(answerKey(baseURL, request, sample)));
 }
 
 /** Adapts a chat target to the case runner: one model, one temperature for every case. */
@@ -153,7 +163,8 @@ const completionSchema = z.object({
   ),
 });
 
-function interpretCompletion(
+/** A chat-completion body as a result (throws saying what is wrong with it). */
+export function interpretCompletion(
   body: unknown,
   requestedModel: string,
 ): Omit<ChatResult, "ms" | "cached"> {
@@ -237,7 +248,7 @@ function refusedStatus(error: unknown): number | null {
 }
 
 /** A local endpoint that needs no key gets none, not the client's placeholder. */
-function withoutAuthorization(fetch: Fetch): Fetch {
+export function withoutAuthorization(fetch: Fetch): Fetch {
   return (url, init) => {
     const headers = new Headers(init?.headers);
     headers.delete("authorization");

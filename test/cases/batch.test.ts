@@ -1,0 +1,244 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type BatchServer, startBatchServer } from "../helpers/batch-server.js";
+import { CLI, cleanEnv, makeProject, runEb, writeFile } from "../helpers/project.js";
+
+const KEY = "sk-batch-test-key-0123456789";
+
+let mock: BatchServer;
+beforeEach(async () => {
+  mock = await startBatchServer();
+});
+afterEach(async () => {
+  await mock.close();
+});
+
+const CASES = ["alpha", "beta", "gamma"].map((word) =>
+  JSON.stringify({
+    id: word,
+    messages: [{ role: "user", content: word }],
+    graders: [{ type: "equals", value: `echo: ${word}` }],
+  }),
+);
+
+function project(): string {
+  return makeProject({ "cases.jsonl": `${CASES.join("\n")}\n` });
+}
+
+function evalArgs(root: string, run: string, extra: readonly string[] = []): string[] {
+  return [
+    "eval",
+    "cases.jsonl",
+    "-m",
+    "mock",
+    "--api-base",
+    mock.baseURL,
+    "-k",
+    "2",
+    "--out",
+    path.join(root, run),
+    "--flat-output",
+    ...extra,
+  ];
+}
+
+const BATCH = ["--batch", "--batch-poll-ms", "20"];
+
+function evalIn(
+  root: string,
+  run: string,
+  extra: readonly string[] = [],
+  key: string | null = KEY,
+) {
+  const env = key === null ? {} : { EVAL_BANANA_API_KEY: key };
+  return runEb(evalArgs(root, run, extra), { cwd: root, env });
+}
+
+interface Row {
+  id: string;
+  sample: number;
+  status: string;
+  text: string | null;
+  error: string | null;
+  cached: boolean;
+}
+
+function rowsOf(runDir: string): Row[] {
+  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
+  return lines
+    .slice(1)
+    .map((line) => JSON.parse(line) as Row)
+    .sort((a, b) => `${a.id}${a.sample}`.localeCompare(`${b.id}${b.sample}`));
+}
+
+const essence = (rows: Row[]) => rows.map((r) => [r.id, r.sample, r.status, r.text, r.error]);
+
+describe("eb eval --batch", () => {
+  it("gives the rows a direct run gives, caches them, and a direct re-run calls nothing", async () => {
+    const root = project();
+    const batched = await evalIn(root, "batched", BATCH);
+    expect(batched.stderr).toContain("batch batch_1: in_progress");
+    expect(batched.stderr).toContain("batch batch_1: completed, 6/6 completed, 0 failed");
+    expect(batched.code).toBe(0);
+    expect(mock.created).toBe(1);
+    expect(mock.chatRequests()).toHaveLength(0);
+    expect(mock.server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    const rows = rowsOf(path.join(root, "batched"));
+    expect(rows).toHaveLength(6);
+    // Paid by this run: not cache hits.
+    expect(rows.every((r) => r.cached === false)).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(root, "batched", "batches.json"), "utf8"))).toEqual({
+      batches: [{ id: "batch_1" }],
+    });
+
+    const direct = await evalIn(root, "direct");
+    expect(direct.code).toBe(0);
+    expect(mock.chatRequests()).toHaveLength(0);
+    const again = rowsOf(path.join(root, "direct"));
+    expect(again.every((r) => r.cached)).toBe(true);
+    expect(essence(again)).toEqual(essence(rows));
+
+    // The same rows as a direct run that calls the endpoint.
+    const uncached = await evalIn(root, "uncached", ["--no-cache"]);
+    expect(uncached.code).toBe(0);
+    expect(mock.chatRequests()).toHaveLength(6);
+    expect(essence(rowsOf(path.join(root, "uncached")))).toEqual(essence(rows));
+  });
+
+  it("makes a per-line error (or a torn line) an error row with its reason, sending nothing directly", async () => {
+    mock.answer = (line) => {
+      if (line.custom_id === "beta#1") return { status: 400, message: "context too long" };
+      if (line.custom_id === "gamma#0") return "garbage";
+      return { text: `echo: ${line.body.messages.at(-1)?.content}` };
+    };
+    const root = project();
+    const run = await evalIn(root, "run", BATCH);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("5/6 completed, 1 failed");
+    const rows = rowsOf(path.join(root, "run"));
+    const broken = rows.filter((r) => r.status === "error");
+    expect(broken.map((r) => [r.id, r.sample])).toEqual([
+      ["beta", 1],
+      ["gamma", 0],
+    ]);
+    expect(broken[0]?.error).toContain("batch: HTTP 400: context too long");
+    // A torn output line leaves its request without an answer.
+    expect(broken[1]?.error).toContain("batch batch_1 returned no answer for this request");
+    expect(rows.filter((r) => r.status === "passed")).toHaveLength(4);
+    expect(mock.chatRequests()).toHaveLength(0);
+  });
+
+  it("makes the requests an expired batch left unanswered error rows saying it expired", async () => {
+    mock.steps = ["in_progress", "expired"];
+    mock.answer = (line) =>
+      line.custom_id.endsWith("#0")
+        ? { text: `echo: ${line.body.messages.at(-1)?.content}` }
+        : "none";
+    const root = project();
+    const run = await evalIn(root, "run", BATCH);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("batch batch_1: expired");
+    const rows = rowsOf(path.join(root, "run"));
+    expect(rows.filter((r) => r.status === "passed").map((r) => r.sample)).toEqual([0, 0, 0]);
+    const expired = rows.filter((r) => r.status === "error");
+    expect(expired).toHaveLength(3);
+    for (const row of expired) expect(row.error).toContain("batch batch_1 expired");
+    expect(mock.chatRequests()).toHaveLength(0);
+  });
+
+  it("makes every request of a failed batch an error row with the batch's errors (no key: none sent)", async () => {
+    mock.steps = ["validating", "failed"];
+    mock.answer = () => "none";
+    const root = project();
+    const run = await evalIn(root, "run", BATCH, null);
+    expect(run.code).toBe(1);
+    expect(mock.server.requests.length).toBeGreaterThan(2);
+    expect(mock.server.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+    const rows = rowsOf(path.join(root, "run"));
+    expect(rows).toHaveLength(6);
+    for (const row of rows) {
+      expect(row.error).toContain("batch batch_1 failed: the input file is invalid");
+    }
+  });
+
+  it("resumed after an interrupt mid-poll, polls the same batch instead of sending another", async () => {
+    mock.hold = true;
+    const root = project();
+    const child = spawn(process.execPath, [CLI, ...evalArgs(root, "run", BATCH)], {
+      cwd: root,
+      env: { ...cleanEnv(), EVAL_BANANA_API_KEY: KEY },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    await waitFor(() => mock.retrieves >= 3);
+    expect(existsSync(path.join(root, "run", "batches.json"))).toBe(true);
+    child.kill("SIGINT");
+    const code = await exited;
+    expect(stderr).toContain("batch batch_1: in_progress");
+    expect(code).toBe(130);
+    expect(rowsOf(path.join(root, "run"))).toHaveLength(0);
+
+    mock.hold = false;
+    mock.steps = ["completed"];
+    // Without --batch too: the run folder's batches.json makes it a batch run.
+    const resumed = await runEb(
+      ["eval", "--resume", path.join(root, "run"), "--batch-poll-ms", "20"],
+      { cwd: root, env: { EVAL_BANANA_API_KEY: KEY } },
+    );
+    expect(resumed.stderr).toContain("batch batch_1: completed");
+    expect(resumed.code).toBe(0);
+    expect(mock.created).toBe(1);
+    expect(mock.chatRequests()).toHaveLength(0);
+    expect(rowsOf(path.join(root, "run")).map((r) => r.status)).toEqual(Array(6).fill("passed"));
+  });
+
+  it("stops (exit 2) when the batch cannot be polled; --resume then polls the same batch", async () => {
+    mock.broken = true;
+    const root = project();
+    const run = await evalIn(root, "run", BATCH);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("the batch API at");
+    expect(run.stderr).toContain("the batch service is down");
+    expect(run.stderr).toContain("--resume");
+    expect(run.stderr).not.toContain(KEY);
+    mock.broken = false;
+    const resumed = await evalIn(root, "resumed", ["--resume", path.join(root, "run"), ...BATCH]);
+    expect(resumed.code).toBe(0);
+    expect(mock.created).toBe(1);
+    expect(rowsOf(path.join(root, "run"))).toHaveLength(6);
+  });
+
+  it("refuses --batch with --target, --no-cache and --max-cost (exit 2), calling nothing", async () => {
+    const root = project();
+    const target = await runEb(["eval", "cases.jsonl", "--target", "node -e 0", "--batch"], {
+      cwd: root,
+    });
+    expect(target.code).toBe(2);
+    expect(target.stderr).toContain("--batch sends model calls through the Batch API");
+    const noCache = await evalIn(root, "a", [...BATCH, "--no-cache"]);
+    expect(noCache.code).toBe(2);
+    expect(noCache.stderr).toContain("drop --no-cache");
+    writeFile(
+      root,
+      ".eval-banana/config.toml",
+      '[pricing."mock"]\ninput_per_mtok = 1\noutput_per_mtok = 1\n',
+    );
+    const capped = await evalIn(root, "b", [...BATCH, "--max-cost", "5"]);
+    expect(capped.code).toBe(2);
+    expect(capped.stderr).toContain("--max-cost cannot stop it part way");
+    expect(mock.server.requests).toHaveLength(0);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
