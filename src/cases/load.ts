@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import { resolve } from "node:path";
 import type { z } from "zod";
 import { InputError } from "../errors.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
@@ -38,6 +39,16 @@ export async function loadCases(path: string): Promise<{ cases: Case[]; sha256: 
  * The case ids of a case file in file order, and its sha256, without validating the cases:
  * `eb merge` orders a merged run's items as the file does (a file of this digest was valid).
  */
+/**
+ * Where a run's case file may be now, as absolute paths without repeats. Its manifest keeps the
+ * path as shown then (relative to the directory eb ran in), so it is looked for from the current
+ * directory, from `cwd` and from the run's project root.
+ */
+export function caseFileCandidates(casesFile: string, projectRoot: string, cwd = "."): string[] {
+  const dirs = [process.cwd(), resolve(cwd), projectRoot];
+  return [...new Set(dirs.map((dir) => resolve(dir, casesFile)))];
+}
+
 export async function caseIds(path: string): Promise<{ ids: string[]; sha256: string }> {
   const ids: string[] = [];
   const onLine = (_line: number, text: string) => {

@@ -17,7 +17,7 @@ import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { BATCHES_FILE, type BatchSettings } from "./batch-settings.js";
 import { Budget, metered } from "./budget.js";
-import { loadCases, needsJudge } from "./load.js";
+import { caseFileCandidates, loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
 import { type JudgeFn, makeJudge } from "./sample.js";
 import type { Case } from "./schema.js";
@@ -505,20 +505,18 @@ function interrupter(signal: AbortSignal): Race {
 
 /** The case file as messages show it: relative to the working directory when inside it. */
 /**
- * The case file: as given, else (`--resume`) the run's own. Its manifest keeps the path as it
- * was shown then (relative to the directory eb ran in), so it is looked for from there, from
- * --cwd and from the project root.
+ * The case file: as given, else (`--resume`) the run's own, wherever caseFileCandidates finds
+ * it.
  */
 function casesPath(given: string | undefined, cwd: string, resumed: CaseManifest | null): string {
   if (given !== undefined) return path.resolve(cwd, given);
   if (resumed === null) {
     throw new InputError("no case file: eb eval CASES.jsonl -m MODEL (or --target COMMAND)");
   }
-  const dirs = [...new Set([process.cwd(), cwd, resumed.project_root])];
-  const found = dirs
-    .map((dir) => path.resolve(dir, resumed.cases_file))
-    .find((file) => existsSync(file));
+  const candidates = caseFileCandidates(resumed.cases_file, resumed.project_root, cwd);
+  const found = candidates.find((file) => existsSync(file));
   if (found !== undefined) return found;
+  const dirs = candidates.map((file) => path.dirname(file));
   throw new InputError(
     `--resume: the run's case file ${resumed.cases_file} is in none of ${dirs.join(", ")}; ` +
       "pass it as the first argument: eb eval CASES.jsonl --resume RUN",

@@ -1,7 +1,7 @@
 import { open, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { loadCases } from "../cases/load.js";
+import { caseFileCandidates, loadCases } from "../cases/load.js";
 import { safeStem, sampleStem } from "../checks/stem.js";
 import { lastCodePoints } from "../process/tail.js";
 import { coverageOf, isIncomplete, notRunLine } from "../report/coverage.js";
@@ -191,19 +191,19 @@ async function caseMessages(
   manifest: Manifest | null,
 ): Promise<{ byId: Map<string, Message[]> | null; note: string | null }> {
   if (manifest?.kind !== "cases") return { byId: null, note: null };
-  const file = path.resolve(manifest.project_root, manifest.cases_file);
-  const loaded = await loadCases(file).catch(() => null);
-  if (loaded === null) {
-    return { byId: null, note: `Messages unavailable: ${manifest.cases_file} cannot be read.` };
+  let changed = false;
+  for (const file of caseFileCandidates(manifest.cases_file, manifest.project_root)) {
+    const loaded = await loadCases(file).catch(() => null);
+    if (loaded === null) continue;
+    if (loaded.sha256 !== manifest.cases_sha256) {
+      changed = true;
+      continue;
+    }
+    const byId = new Map(loaded.cases.map((c) => [c.id, c.messages.map((m) => ({ ...m }))]));
+    return { byId, note: null };
   }
-  if (loaded.sha256 !== manifest.cases_sha256) {
-    return {
-      byId: null,
-      note: `Messages unavailable: ${manifest.cases_file} has changed since the run (its sha256 differs).`,
-    };
-  }
-  const byId = new Map(loaded.cases.map((c) => [c.id, c.messages.map((m) => ({ ...m }))]));
-  return { byId, note: null };
+  const why = changed ? "has changed since the run (its sha256 differs)" : "cannot be read";
+  return { byId: null, note: `Messages unavailable: ${manifest.cases_file} ${why}.` };
 }
 
 function manifestView(m: Manifest): ManifestView {

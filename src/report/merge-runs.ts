@@ -1,7 +1,7 @@
 import { cp, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { caseIds } from "../cases/load.js";
+import { caseFileCandidates, caseIds } from "../cases/load.js";
 import type { CaseReport } from "../cases/report.js";
 import { finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
@@ -362,10 +362,9 @@ async function caseOrder(
   tally: RowTally,
   options: MergeOptions,
 ): Promise<{ id: string }[]> {
-  const file = path.resolve(options.cwd ?? ".", manifest.cases_file);
-  const found = await caseIds(file).catch(() => null);
-  if (found !== null && found.sha256 === manifest.cases_sha256) {
-    return found.ids.map((id) => ({ id }));
+  for (const file of caseFileCandidates(manifest.cases_file, manifest.project_root, options.cwd)) {
+    const found = await caseIds(file).catch(() => null);
+    if (found?.sha256 === manifest.cases_sha256) return found.ids.map((id) => ({ id }));
   }
   return [...tally.items.keys()].sort(byCodePoint).map((id) => ({ id }));
 }

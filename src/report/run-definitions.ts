@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { loadCases } from "../cases/load.js";
+import { caseFileCandidates, loadCases } from "../cases/load.js";
 import { parseYamlMapping } from "../checks/parse.js";
 import { parseManifest } from "../run/manifest.js";
 import type { Manifest } from "../run/record.js";
@@ -96,11 +96,7 @@ type CaseManifest = Extract<Manifest, { kind: "cases" }>;
 
 /** The cases of the file the run read, if it is found unchanged: from the cwd or the root. */
 async function caseDefinitions(manifest: CaseManifest) {
-  const candidates = [
-    path.resolve(manifest.cases_file),
-    path.resolve(manifest.project_root, manifest.cases_file),
-  ];
-  for (const file of new Set(candidates)) {
+  for (const file of caseFileCandidates(manifest.cases_file, manifest.project_root)) {
     const loaded = await loadCases(file).catch(() => null);
     if (loaded === null || loaded.sha256 !== manifest.cases_sha256) continue;
     return {
