@@ -2,75 +2,168 @@ import path from "node:path";
 import type { ChatRequest } from "../model/chat.js";
 import { storedResult } from "../model/stored-result.js";
 import type { CaseTarget } from "../model/types.js";
-import { BATCHES_FILE, type BatchSettings } from "./batch-settings.js";
+import {
+  BATCHES_FILE,
+  type BatchRound,
+  type BatchSettings,
+  JUDGE_BATCHES_FILE,
+} from "./batch-settings.js";
 import { targetRequest } from "./estimate.js";
+import { judgePrompts, judgeRequest } from "./judge-calls.js";
 import type { Plan } from "./plan.js";
+import type { JudgeFn } from "./sample.js";
 import type { Case } from "./schema.js";
 
-/** What the batch decided per sample: answered (now in the cache) or failed, with its reason. */
+/**
+ * What the batches decided: the samples answered (now in the cache) or failed, with the reason,
+ * and the judge prompts the judge round could not answer.
+ */
 export interface BatchAnswers {
+  answered: Set<string>;
+  failed: Map<string, string>;
+  judgeFailed: Map<string, string>;
+}
+
+interface BatchContext {
+  runDir: string;
+  signal: AbortSignal;
+  batch: BatchSettings;
+}
+
+/** One call a round sends, under its custom id. */
+interface Call {
+  request: ChatRequest;
+  sample: number;
+}
+
+/** A round's outcome by custom id. */
+interface RoundResult {
   answered: Set<string>;
   failed: Map<string, string>;
 }
 
+type ChatModule = typeof import("../model/chat.js");
+
 export const sampleId = (caseId: string, sample: number) => `${caseId}#${sample}`;
 
 /**
- * The pre-pass of a `--batch` run: sends the target calls the cache cannot answer (and no
- * earlier attempt's row holds) as one batch, and caches each answer under the key a direct call
- * uses. The run's per-sample loop then finds them in the cache. Null when interrupted.
+ * The pre-pass of a `--batch` run, in two rounds: the target calls the cache cannot answer (and
+ * no earlier attempt's row holds) as one batch, then the judge calls their answers lead to as
+ * another. Each answer is cached under the key a direct call uses, so the run's per-sample loop
+ * finds them in the cache. Null when interrupted.
  */
 export async function batchPrepass(
   plan: Plan,
   cases: readonly Case[],
   done: ReadonlySet<string>,
-  context: { runDir: string; signal: AbortSignal; batch: BatchSettings },
+  context: BatchContext,
 ): Promise<BatchAnswers | null> {
   // The OpenAI client loads only for a batch run (it is the heaviest import).
-  const { runBatch } = await import("../model/batch.js");
-  const { answerKey, chatBody, interpretCompletion } = await import("../model/chat.js");
-  const wanted = new Map<string, { request: ChatRequest; sample: number }>();
+  const chat = await import("../model/chat.js");
+  const targets = await targetCalls(plan, cases, done);
+  const target = await sendRound(plan, chat, targets, context, "target");
+  if (target === null) return null;
+  const judges = await judgeCalls(plan, chat, cases, (id) => done.has(id) || target.failed.has(id));
+  const judge = await sendRound(plan, chat, judges.calls, context, "judge");
+  if (judge === null) return null;
+  const judgeFailed = new Map<string, string>();
+  for (const [id, reason] of judge.failed) judgeFailed.set(judges.prompts.get(id) ?? id, reason);
+  return { answered: target.answered, failed: target.failed, judgeFailed };
+}
+
+async function targetCalls(
+  plan: Plan,
+  cases: readonly Case[],
+  done: ReadonlySet<string>,
+): Promise<Map<string, Call>> {
+  const calls = new Map<string, Call>();
   for (const c of cases) {
     const request = targetRequest(plan, c);
     if (request === null) continue;
     for (let sample = 0; sample < plan.k; sample++) {
       const id = sampleId(c.id, sample);
       if (done.has(id) || (await plan.lookup?.(request, sample))) continue;
-      wanted.set(id, { request, sample });
+      calls.set(id, { request, sample });
     }
   }
-  const answers: BatchAnswers = { answered: new Set(), failed: new Map() };
+  return calls;
+}
+
+/**
+ * The judge calls of every sample the cache now answers, found by grading its answer as the run
+ * will. Their custom ids come from their cache keys, so a resumed run names the same calls.
+ */
+async function judgeCalls(
+  plan: Plan,
+  chat: ChatModule,
+  cases: readonly Case[],
+  skip: (id: string) => boolean,
+): Promise<{ calls: Map<string, Call>; prompts: Map<string, string> }> {
+  const calls = new Map<string, Call>();
+  const prompts = new Map<string, string>();
+  const model = plan.settings.judge;
+  if (plan.judge === null || model === null) return { calls, prompts };
+  for (const c of cases) {
+    const request = targetRequest(plan, c);
+    if (request === null || !c.graders.some((g) => g.usesJudge)) continue;
+    for (let sample = 0; sample < plan.k; sample++) {
+      const answer = skip(sampleId(c.id, sample)) ? null : await plan.lookup?.(request, sample);
+      if (!answer) continue;
+      for (const prompt of await judgePrompts(c, plan.scrubber.scrub(answer.text))) {
+        const judged = judgeRequest(model, prompt);
+        if (await plan.lookup?.(judged, 0)) continue;
+        const id = `judge-${chat.answerKey(plan.settings.apiBase, judged, 0).slice(0, 32)}`;
+        calls.set(id, { request: judged, sample: 0 });
+        prompts.set(id, prompt);
+      }
+    }
+  }
+  return { calls, prompts };
+}
+
+/** Sends one round's calls as a batch (or polls the one its run folder records) and caches the answers. */
+async function sendRound(
+  plan: Plan,
+  chat: ChatModule,
+  calls: ReadonlyMap<string, Call>,
+  context: BatchContext,
+  round: BatchRound,
+): Promise<RoundResult | null> {
+  const outcome: RoundResult = { answered: new Set(), failed: new Map() };
+  if (calls.size === 0) return outcome;
+  const { runBatch } = await import("../model/batch.js");
+  const { onStatus } = context.batch;
   const result = await runBatch(
-    [...wanted].map(([customId, { request }]) => ({ customId, body: chatBody(request) })),
+    [...calls].map(([customId, { request }]) => ({ customId, body: chat.chatBody(request) })),
     {
       baseURL: plan.settings.apiBase,
       apiKey: context.batch.apiKey,
-      stateFile: path.join(context.runDir, BATCHES_FILE),
+      stateFile: path.join(context.runDir, round === "target" ? BATCHES_FILE : JUDGE_BATCHES_FILE),
       pollMs: context.batch.pollMs,
       signal: context.signal,
-      onStatus: context.batch.onStatus,
+      onStatus: onStatus && ((status) => onStatus({ ...status, round })),
       scrub: plan.scrubber.scrub,
     },
   );
   if (result === null) return null;
-  for (const [id, { request, sample }] of wanted) {
-    const outcome = result.outcomes.get(id) ?? { ok: false, error: result.missing };
-    if (!outcome.ok) {
-      answers.failed.set(id, outcome.error);
+  for (const [id, { request, sample }] of calls) {
+    const line = result.outcomes.get(id) ?? { ok: false, error: result.missing };
+    if (!line.ok) {
+      outcome.failed.set(id, line.error);
       continue;
     }
     try {
-      const answer = interpretCompletion(outcome.body, request.model);
+      const answer = chat.interpretCompletion(line.body, request.model);
       await plan.cache.set(
-        answerKey(plan.settings.apiBase, request, sample),
+        chat.answerKey(plan.settings.apiBase, request, sample),
         storedResult({ ...answer, ms: 0, cached: false }),
       );
-      answers.answered.add(id);
+      outcome.answered.add(id);
     } catch (error) {
-      answers.failed.set(id, `batch: ${error instanceof Error ? error.message : String(error)}`);
+      outcome.failed.set(id, `batch: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return answers;
+  return outcome;
 }
 
 /**
@@ -86,5 +179,14 @@ export function batchedTarget(target: CaseTarget, answers: () => BatchAnswers | 
       const result = await target.complete(input, sample, signal);
       return answers()?.answered.has(id) ? { ...result, cached: false } : result;
     },
+  };
+}
+
+/** The judge of a batch run: a prompt the judge round failed is a grader error with its reason. */
+export function batchedJudge(judge: JudgeFn, answers: () => BatchAnswers | null): JudgeFn {
+  return async (prompt) => {
+    const failed = answers()?.judgeFailed.get(prompt);
+    if (failed !== undefined) throw new Error(failed);
+    return judge(prompt);
   };
 }

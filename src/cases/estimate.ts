@@ -1,6 +1,6 @@
-import { gradeOutput } from "../graders/grade.js";
 import type { ChatRequest } from "../model/chat.js";
 import type { ChatResult, Usage } from "../model/types.js";
+import { judgePrompts, judgeRequest } from "./judge-calls.js";
 import type { Plan } from "./plan.js";
 import { messageChars, type PricedCall, tokensOf } from "./price.js";
 import type { Case } from "./schema.js";
@@ -30,11 +30,6 @@ export function targetRequest(plan: Plan, c: Case): ChatRequest | null {
     temperature: plan.temperature ?? 0,
     ...(plan.maxTokens === null ? {} : { maxTokens: plan.maxTokens }),
   };
-}
-
-/** The request makeJudge sends for a prompt. */
-function judgeRequest(model: string, prompt: string): ChatRequest {
-  return { model, messages: [{ role: "user", content: prompt }], temperature: 0 };
 }
 
 export class Estimator {
@@ -80,22 +75,11 @@ export class Estimator {
     return [...target, ...(await this.judgeCalls(c, output, hit !== null))];
   }
 
-  /**
-   * The judge graders run with a judge that only notes its prompts (and gives a verdict), so
-   * the prompts are exactly the ones a run would send; with the target's answer cached, so may
-   * be the judge's.
-   */
+  /** With the target's answer cached, so may be the judge's. */
   private async judgeCalls(c: Case, output: string, known: boolean): Promise<CallEstimate[]> {
     const model = this.plan.settings.judge;
     if (this.plan.judge === null || model === null) return [];
-    const prompts: string[] = [];
-    const judge = async (prompt: string) => {
-      prompts.push(prompt);
-      return '{"score": 1, "reason": "estimate"}';
-    };
-    const graders = c.graders.filter((g) => g.usesJudge);
-    const request = c.messages.at(-1)?.content ?? "";
-    await gradeOutput(output, graders, { request, messages: c.messages, judge });
+    const prompts = await judgePrompts(c, output);
     return Promise.all(
       prompts.map(async (prompt): Promise<CallEstimate> => {
         const hit = known ? await lookup(this.plan, judgeRequest(model, prompt), 0) : null;

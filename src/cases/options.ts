@@ -1,5 +1,5 @@
-import type { BatchStatus } from "../model/batch.js";
 import type { RunOptions } from "../run/options.js";
+import type { RoundStatus } from "./batch-settings.js";
 
 /**
  * Options of one `eb eval` run. Settings of the settings table ([eval] api_base, judge, workers,
@@ -32,5 +32,5 @@ export interface RunCasesOptions extends RunOptions<"cases"> {
   /** How often a batch is polled (default 30000). */
   batchPollMs?: number | undefined;
   /** Each poll of a batch: where it stands. */
-  onBatchStatus?: ((status: BatchStatus) => void) | undefined;
+  onBatchStatus?: ((status: RoundStatus) => void) | undefined;
 }

@@ -15,7 +15,7 @@ import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "..
 import { manifestOfRun } from "../run/run-folder.js";
 import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
-import { BATCHES_FILE, type BatchSettings } from "./batch-settings.js";
+import { BATCHES_FILE, type BatchSettings, JUDGE_BATCHES_FILE } from "./batch-settings.js";
 import { Budget, metered } from "./budget.js";
 import { caseFileCandidates, loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
@@ -141,8 +141,8 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
 }
 
 /**
- * `--batch`, or a resumed run that recorded batches (resumed without the flag, it would pay for
- * their answers again). Answers reach the run through the cache, and a batch is sent at once, so
+ * `--batch`, or a resumed run that recorded batches of either round (resumed without the flag,
+ * it would pay for their answers again). Answers reach the run through the cache, and a batch is sent at once, so
  * neither --no-cache nor --max-cost (which meters calls one by one) fits with it.
  */
 function batchOf(
@@ -151,8 +151,10 @@ function batchOf(
   info: TargetInfo,
   access: EndpointAccess | null,
 ): BatchSettings | null {
+  const { resume } = options;
   const recorded =
-    options.resume !== undefined && existsSync(path.join(options.resume, BATCHES_FILE));
+    resume !== undefined &&
+    [BATCHES_FILE, JUDGE_BATCHES_FILE].some((file) => existsSync(path.join(resume, file)));
   if (!options.batch && !recorded) return null;
   if (info.kind !== "model" || access === null) {
     throw new InputError(

@@ -4,6 +4,7 @@ import type { ChatTarget } from "../model/chat.js";
 import type { CaseTarget, ChatResult, Usage } from "../model/types.js";
 import { oneLine } from "../report/reason.js";
 import type { CaseRow } from "../run/record.js";
+import { judgeRequest } from "./judge-calls.js";
 import type { Case } from "./schema.js";
 
 /** The judge's answer; usage lets a row split cost between target and judge. */
@@ -41,9 +42,7 @@ const MAX_ERROR_CHARS = 500;
  */
 export function makeJudge(target: ChatTarget, judgeModel: string, signal?: AbortSignal): JudgeFn {
   return async (prompt) => {
-    const messages = [{ role: "user" as const, content: prompt }];
-    const request = { model: judgeModel, messages, temperature: 0 };
-    const result = await target.complete(request, 0, signal);
+    const result = await target.complete(judgeRequest(judgeModel, prompt), 0, signal);
     return { text: result.text, usage: result.usage };
   };
 }

@@ -11,7 +11,7 @@ import type {
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
-import { type BatchAnswers, batchedTarget, batchPrepass, sampleId } from "./batch.js";
+import { type BatchAnswers, batchedJudge, batchedTarget, batchPrepass, sampleId } from "./batch.js";
 import { Estimator } from "./estimate.js";
 import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
@@ -45,8 +45,10 @@ export function caseSuite(
   const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
   const { scrub } = plan.scrubber;
   const batch = batchRound(plan, cases, signal);
-  const target = plan.batch === null ? plan.target : batchedTarget(plan.target, batch.answers);
-  const sampleOptions = { target, judge: plan.judge, model, signal, scrub };
+  const batched = plan.batch !== null;
+  const target = batched ? batchedTarget(plan.target, batch.answers) : plan.target;
+  const judge = batched && plan.judge ? batchedJudge(plan.judge, batch.answers) : plan.judge;
+  const sampleOptions = { target, judge, model, signal, scrub };
   let estimator: Estimator | null = null;
   return {
     kind: "cases",

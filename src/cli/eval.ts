@@ -1,10 +1,10 @@
 import path from "node:path";
+import type { RoundStatus } from "../cases/batch-settings.js";
 import { caseReportConsole } from "../cases/console.js";
 import type { RunCasesOptions } from "../cases/options.js";
 import { runCases } from "../cases/run-cases.js";
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import type { BatchStatus } from "../model/batch.js";
 import { gateLine, gateOf } from "../report/gate.js";
 import { writeJunit } from "../report/junit.js";
 import { runItems } from "../report/junit-items.js";
@@ -138,9 +138,14 @@ async function dryRun(
   return EXIT.passed;
 }
 
-/** One poll of a batch, for stderr: "batch batch_1: in_progress, 3/10 completed, 0 failed". */
-function batchLine(s: BatchStatus): string {
-  return `batch ${terminalSafe(s.id)}: ${terminalSafe(s.status)}, ${s.completed}/${s.total} completed, ${s.failed} failed`;
+/**
+ * One poll of a batch, for stderr: "batch batch_1: in_progress, 3/10 completed, 0 failed", and
+ * "judge batch batch_2: …" for the judge round.
+ */
+function batchLine(s: RoundStatus): string {
+  const round = s.round === "judge" ? "judge " : "";
+  const counts = `${s.completed}/${s.total} completed, ${s.failed} failed`;
+  return `${round}batch ${terminalSafe(s.id)}: ${terminalSafe(s.status)}, ${counts}`;
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */

@@ -172,8 +172,8 @@ cache; a request the batch answered with an error, or left unanswered (expired, 
 cancelled), is an error row with the batch's reason (run again without --resume to send those
 once more). The batch ids are written to batches.json in the run folder before the first poll:
 an interrupted run resumed with --resume RUN polls the same batches instead of paying twice.
-Judge calls are not batched: they are made directly, as the samples are graded, once the batch
-is back. Not with --target, --no-cache or --max-cost.
+Judge calls go in a second batch once the answers are back (judge-batches.json; a judge request
+it failed is an error row, not a direct call). Not with --target, --no-cache or --max-cost.
 
 Output: <output-dir>/<run_id>/ (or --flat-output) with rows.jsonl (a manifest line, then one row per
 case x sample, appended as samples finish), report.json, report.md and report.html (the run as

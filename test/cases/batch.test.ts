@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type BatchServer, startBatchServer } from "../helpers/batch-server.js";
+import { type BatchServer, type LineAnswer, startBatchServer } from "../helpers/batch-server.js";
 import { CLI, cleanEnv, makeProject, runEb, writeFile } from "../helpers/project.js";
 
 const KEY = "sk-batch-test-key-0123456789";
@@ -164,7 +164,7 @@ describe("eb eval --batch", () => {
   });
 
   it("resumed after an interrupt mid-poll, polls the same batch instead of sending another", async () => {
-    mock.hold = true;
+    mock.hold = () => true;
     const root = project();
     const child = spawn(process.execPath, [CLI, ...evalArgs(root, "run", BATCH)], {
       cwd: root,
@@ -183,7 +183,7 @@ describe("eb eval --batch", () => {
     expect(code).toBe(130);
     expect(rowsOf(path.join(root, "run"))).toHaveLength(0);
 
-    mock.hold = false;
+    mock.hold = () => false;
     mock.steps = ["completed"];
     // Without --batch too: the run folder's batches.json makes it a batch run.
     const resumed = await runEb(
@@ -232,6 +232,122 @@ describe("eb eval --batch", () => {
     expect(capped.code).toBe(2);
     expect(capped.stderr).toContain("--max-cost cannot stop it part way");
     expect(mock.server.requests).toHaveLength(0);
+  });
+});
+
+const JUDGED = ["alpha", "beta", "gamma"].map((word) =>
+  JSON.stringify({
+    id: word,
+    messages: [{ role: "user", content: word }],
+    graders: [{ type: "judge", criteria: ["The answer repeats the word it was given."] }],
+  }),
+);
+
+/** The judge's verdict on a prompt: every answer passes but gamma's. */
+function verdictOn(prompt: string): LineAnswer {
+  return prompt.includes("echo: gamma")
+    ? { text: '{"score": 0, "reason": "gamma is not wanted"}' }
+    : { text: '{"score": 1}' };
+}
+
+const isJudge = (line: { custom_id: string }) => line.custom_id.startsWith("judge-");
+
+function judgedProject(): string {
+  return makeProject({ "cases.jsonl": `${JUDGED.join("\n")}\n` });
+}
+
+describe("the judges of an eb eval --batch run", () => {
+  beforeEach(() => {
+    mock.answer = (line) => {
+      const content = line.body.messages.at(-1)?.content ?? "";
+      return isJudge(line) ? verdictOn(content) : { text: `echo: ${content}` };
+    };
+  });
+
+  it("are sent as a second batch after the answers, cached, and a direct re-run calls nothing", async () => {
+    const root = judgedProject();
+    const run = await evalIn(root, "run", [...BATCH, "--judge", "judge-m"]);
+    expect(run.stderr).toContain("batch batch_1: completed, 6/6 completed, 0 failed");
+    // The two samples of a case answer alike, so they share one judge call.
+    expect(run.stderr).toContain("judge batch batch_2: completed, 3/3 completed, 0 failed");
+    expect(run.code).toBe(1);
+    expect(mock.created).toBe(2);
+    expect(mock.chatRequests()).toHaveLength(0);
+    const rows = rowsOf(path.join(root, "run"));
+    expect(rows.map((r) => [r.id, r.status])).toEqual([
+      ["alpha", "passed"],
+      ["alpha", "passed"],
+      ["beta", "passed"],
+      ["beta", "passed"],
+      ["gamma", "failed"],
+      ["gamma", "failed"],
+    ]);
+    const record = JSON.parse(readFileSync(path.join(root, "run", "judge-batches.json"), "utf8"));
+    expect(record).toEqual({ batches: [{ id: "batch_2" }] });
+
+    const direct = await evalIn(root, "direct", ["--judge", "judge-m"]);
+    expect(direct.code).toBe(1);
+    expect(mock.chatRequests()).toHaveLength(0);
+    expect(essence(rowsOf(path.join(root, "direct")))).toEqual(essence(rows));
+  });
+
+  it("with the answers cached, sends only the judge round; a failed judge line is an error row", async () => {
+    const root = judgedProject();
+    const warm = await evalIn(root, "warm", BATCH.concat(["--judge", "judge-m"]), KEY);
+    expect(warm.code).toBe(1);
+    mock.answer = (line) =>
+      isJudge(line) ? { status: 400, message: "judge prompt refused" } : { text: "unused" };
+    // New judge prompts (another criterion), the answers cached: only the judge round is sent.
+    writeFile(
+      root,
+      "cases.jsonl",
+      `${JUDGED.map((l) => l.replace("repeats", "echoes")).join("\n")}\n`,
+    );
+    const run = await evalIn(root, "run", [...BATCH, "--judge", "judge-m"]);
+    expect(run.stderr).toContain("judge batch batch_3: completed, 0/3 completed, 3 failed");
+    expect(mock.created).toBe(3);
+    expect(mock.chatRequests()).toHaveLength(0);
+    const rows = rowsOf(path.join(root, "run"));
+    expect(rows.every((r) => r.status === "error")).toBe(true);
+    for (const row of rows)
+      expect(row.error).toContain("judge: batch: HTTP 400: judge prompt refused");
+    expect(existsSync(path.join(root, "run", "batches.json"))).toBe(false);
+  });
+
+  it("resumed after an interrupt while the judge batch was polled, polls it instead of sending another", async () => {
+    mock.hold = (id) => id === "batch_2";
+    const root = judgedProject();
+    const child = spawn(
+      process.execPath,
+      [CLI, ...evalArgs(root, "run", [...BATCH, "--judge", "judge-m"])],
+      {
+        cwd: root,
+        env: { ...cleanEnv(), EVAL_BANANA_API_KEY: KEY },
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    await waitFor(() => stderr.includes("judge batch batch_2: in_progress"));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(rowsOf(path.join(root, "run"))).toHaveLength(0);
+
+    mock.hold = () => false;
+    const resumed = await runEb(
+      ["eval", "--resume", path.join(root, "run"), "--batch-poll-ms", "20"],
+      { cwd: root, env: { EVAL_BANANA_API_KEY: KEY } },
+    );
+    expect(resumed.stderr).toContain("judge batch batch_2: completed");
+    // The answers are cached: the target batch is not polled again.
+    expect(resumed.stderr).not.toContain("batch batch_1");
+    expect(resumed.code).toBe(1);
+    expect(mock.created).toBe(2);
+    expect(mock.chatRequests()).toHaveLength(0);
+    const statuses = rowsOf(path.join(root, "run")).map((r) => r.status);
+    expect(statuses).toEqual(["passed", "passed", "passed", "passed", "failed", "failed"]);
   });
 });
 

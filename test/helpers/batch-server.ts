@@ -22,7 +22,7 @@ export type LineAnswer =
 
 /**
  * A loopback OpenAI API with `/v1/files` (multipart upload, content download), `/v1/batches`
- * (create; retrieve steps through `steps`, then stays on the last while `hold` is set) and
+ * (create; retrieve steps through `steps`, then stays in_progress while `hold` says so) and
  * `/v1/chat/completions` answering "echo: <last message>", as the batch lines do by default.
  */
 export interface BatchServer {
@@ -30,8 +30,8 @@ export interface BatchServer {
   baseURL: string;
   /** The statuses a batch goes through, one per retrieve; the last is final. */
   steps: string[];
-  /** While set, a batch stays in_progress. */
-  hold: boolean;
+  /** While true for a batch's id, that batch stays in_progress. */
+  hold: (id: string) => boolean;
   /** While set, a retrieve answers HTTP 500. */
   broken: boolean;
   answer: (line: InputLine) => LineAnswer;
@@ -48,7 +48,7 @@ export async function startBatchServer(): Promise<BatchServer> {
     server: await startLoopbackServer(() => ({ status: 500 })),
     baseURL: "",
     steps: ["validating", "in_progress", "completed"],
-    hold: false,
+    hold: () => false,
     broken: false,
     answer: (line) => ({ text: `echo: ${line.body.messages.at(-1)?.content ?? ""}` }),
     created: 0,
@@ -138,7 +138,7 @@ export async function startBatchServer(): Promise<BatchServer> {
     if (mock.broken)
       return { status: 500, body: { error: { message: "the batch service is down" } } };
     const id = retrieve[1] ?? "";
-    const step = mock.hold
+    const step = mock.hold(id)
       ? "in_progress"
       : mock.steps[Math.min(batch.polls++, mock.steps.length - 1)];
     const final = step !== "validating" && step !== "in_progress";
