@@ -9,14 +9,14 @@ import {
   JUDGE_BATCHES_FILE,
 } from "./batch-settings.js";
 import { targetRequest } from "./estimate.js";
-import { judgePrompts, judgeRequest } from "./judge-calls.js";
+import { judgeCallKey, judgeCallsOf, judgeRequest } from "./judge-calls.js";
 import type { Plan } from "./plan.js";
 import type { JudgeFn } from "./sample.js";
 import type { Case } from "./schema.js";
 
 /**
  * What the batches decided: the samples answered (now in the cache) or failed, with the reason,
- * and the judge prompts the judge round could not answer.
+ * and the judge calls the judge round could not answer (by judgeCallKey).
  */
 export interface BatchAnswers {
   answered: Set<string>;
@@ -67,7 +67,7 @@ export async function batchPrepass(
   const judge = await sendRound(plan, chat, judges.calls, context, "judge");
   if (judge === null) return null;
   const judgeFailed = new Map<string, string>();
-  for (const [id, reason] of judge.failed) judgeFailed.set(judges.prompts.get(id) ?? id, reason);
+  for (const [id, reason] of judge.failed) judgeFailed.set(judges.keys.get(id) ?? id, reason);
   return { answered: target.answered, failed: target.failed, judgeFailed };
 }
 
@@ -98,27 +98,29 @@ async function judgeCalls(
   chat: ChatModule,
   cases: readonly Case[],
   skip: (id: string) => boolean,
-): Promise<{ calls: Map<string, Call>; prompts: Map<string, string> }> {
+): Promise<{ calls: Map<string, Call>; keys: Map<string, string> }> {
   const calls = new Map<string, Call>();
-  const prompts = new Map<string, string>();
+  const keys = new Map<string, string>();
   const model = plan.settings.judge;
-  if (plan.judge === null || model === null) return { calls, prompts };
+  if (plan.judge === null || model === null) return { calls, keys };
   for (const c of cases) {
     const request = targetRequest(plan, c);
     if (request === null || !c.graders.some((g) => g.usesJudge)) continue;
     for (let sample = 0; sample < plan.k; sample++) {
       const answer = skip(sampleId(c.id, sample)) ? null : await plan.lookup?.(request, sample);
       if (!answer) continue;
-      for (const prompt of await judgePrompts(c, plan.scrubber.scrub(answer.text))) {
-        const judged = judgeRequest(model, prompt);
-        if (await plan.lookup?.(judged, 0)) continue;
-        const id = `judge-${chat.answerKey(plan.settings.apiBase, judged, 0).slice(0, 32)}`;
-        calls.set(id, { request: judged, sample: 0 });
-        prompts.set(id, prompt);
+      const output = plan.scrubber.scrub(answer.text);
+      for (const call of await judgeCallsOf(c, output, plan.judgeSamples)) {
+        const judged = judgeRequest(plan.settings, model, call.prompt);
+        if (await plan.lookup?.(judged, call.sample)) continue;
+        const key = chat.answerKey(plan.settings.apiBase, judged, call.sample);
+        const id = `judge-${key.slice(0, 32)}`;
+        calls.set(id, { request: judged, sample: call.sample });
+        keys.set(id, judgeCallKey(call));
       }
     }
   }
-  return { calls, prompts };
+  return { calls, keys };
 }
 
 /** Sends one round's calls as a batch (or polls the one its run folder records) and caches the answers. */
@@ -182,11 +184,11 @@ export function batchedTarget(target: CaseTarget, answers: () => BatchAnswers | 
   };
 }
 
-/** The judge of a batch run: a prompt the judge round failed is a grader error with its reason. */
+/** The judge of a batch run: a call the judge round failed is a grader error with its reason. */
 export function batchedJudge(judge: JudgeFn, answers: () => BatchAnswers | null): JudgeFn {
-  return async (prompt) => {
-    const failed = answers()?.judgeFailed.get(prompt);
+  return async (prompt, sample) => {
+    const failed = answers()?.judgeFailed.get(judgeCallKey({ prompt, sample }));
     if (failed !== undefined) throw new Error(failed);
-    return judge(prompt);
+    return judge(prompt, sample);
   };
 }

@@ -1,6 +1,6 @@
 import type { ChatRequest } from "../model/chat.js";
 import type { ChatResult, Usage } from "../model/types.js";
-import { judgePrompts, judgeRequest } from "./judge-calls.js";
+import { judgeCallsOf, judgeRequest } from "./judge-calls.js";
 import type { Plan } from "./plan.js";
 import { messageChars, type PricedCall, tokensOf } from "./price.js";
 import type { Case } from "./schema.js";
@@ -79,10 +79,12 @@ export class Estimator {
   private async judgeCalls(c: Case, output: string, known: boolean): Promise<CallEstimate[]> {
     const model = this.plan.settings.judge;
     if (this.plan.judge === null || model === null) return [];
-    const prompts = await judgePrompts(c, output);
+    const calls = await judgeCallsOf(c, output, this.plan.judgeSamples);
     return Promise.all(
-      prompts.map(async (prompt): Promise<CallEstimate> => {
-        const hit = known ? await lookup(this.plan, judgeRequest(model, prompt), 0) : null;
+      calls.map(async ({ prompt, sample }): Promise<CallEstimate> => {
+        const hit = known
+          ? await lookup(this.plan, judgeRequest(this.plan.settings, model, prompt), sample)
+          : null;
         const usage: Usage = hit?.usage ?? {};
         return {
           role: "judge",

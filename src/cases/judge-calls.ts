@@ -1,25 +1,44 @@
+import type { EvalConfig } from "../config/load.js";
 import { gradeOutput } from "../graders/grade.js";
 import type { ChatRequest } from "../model/chat.js";
 import type { Case } from "./schema.js";
 
-/** The request the judge sends for a prompt (what its cache entry is keyed on). */
-export function judgeRequest(model: string, prompt: string): ChatRequest {
-  return { model, messages: [{ role: "user", content: prompt }], temperature: 0 };
+/** One judge call: a prompt and which of its verdicts (the cache's sample index) it asks for. */
+export interface JudgeCall {
+  prompt: string;
+  sample: number;
+}
+
+/** Tells judge calls apart in a map. */
+export const judgeCallKey = (call: JudgeCall) => `${call.sample}:${call.prompt}`;
+
+/** The request the judge sends for a prompt (what its cache entry is keyed on, with the sample). */
+export function judgeRequest(
+  settings: Pick<EvalConfig, "judgeTemperature">,
+  model: string,
+  prompt: string,
+): ChatRequest {
+  const messages = [{ role: "user" as const, content: prompt }];
+  return { model, messages, temperature: settings.judgeTemperature };
 }
 
 /**
- * The prompts a case's judge graders send for an output, found by grading with a judge that
- * only notes them: exactly the ones a run would send, without calling anything.
+ * The judge calls a case's judge graders make for an output, found by grading with a judge that
+ * only notes them: exactly the ones a run would make, without calling anything.
  */
-export async function judgePrompts(c: Case, output: string): Promise<string[]> {
+export async function judgeCallsOf(
+  c: Case,
+  output: string,
+  judgeSamples: number,
+): Promise<JudgeCall[]> {
   const graders = c.graders.filter((g) => g.usesJudge);
   if (graders.length === 0) return [];
-  const prompts: string[] = [];
-  const judge = async (prompt: string) => {
-    prompts.push(prompt);
+  const calls: JudgeCall[] = [];
+  const judge = async (prompt: string, sample: number) => {
+    calls.push({ prompt, sample });
     return '{"score": 1, "reason": "noted"}';
   };
   const request = c.messages.at(-1)?.content ?? "";
-  await gradeOutput(output, graders, { request, messages: c.messages, judge });
-  return prompts;
+  await gradeOutput(output, graders, { request, messages: c.messages, judge, judgeSamples });
+  return calls;
 }

@@ -31,6 +31,8 @@ export interface Plan {
   casesSha256: string;
   target: CaseTarget;
   judge: JudgeFn | null;
+  /** Verdicts asked of each judge grader per answer. */
+  judgeSamples: number;
   info: TargetInfo;
   cache: RunCache;
   k: number;
@@ -67,6 +69,8 @@ export function caseSettings(plan: Plan): CaseSettings {
     cases_sha256: plan.casesSha256,
     target: plan.info,
     judge_model: plan.judge === null ? null : plan.settings.judge,
+    judge_samples: plan.judgeSamples,
+    judge_temperature: plan.settings.judgeTemperature,
     k: plan.k,
     temperature: plan.temperature,
     max_tokens: plan.maxTokens,
@@ -111,7 +115,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const judgeVersions = new Set<string>();
   const judge =
     chat && judgeModel
-      ? makeJudge(racing(recording(chat, judgeVersions), race), judgeModel, signal)
+      ? makeJudge(racing(recording(chat, judgeVersions), race), settings, judgeModel, signal)
       : null;
   const built = await buildTarget(request, { chat, cache, settings, cwd, options });
   return {
@@ -125,6 +129,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
         race(built.target.complete(input, sample, callSignal)),
     },
     judge,
+    judgeSamples: settings.judgeSamples,
     info: built.info,
     cache,
     k: request.k,
@@ -246,6 +251,12 @@ function resumedSettings(
   return {
     ...settings,
     judge: flagGiven(options, "eval.judge") ? settings.judge : (run.judge_model ?? settings.judge),
+    judgeSamples: flagGiven(options, "eval.judge_samples")
+      ? settings.judgeSamples
+      : run.judge_samples,
+    judgeTemperature: flagGiven(options, "eval.judge_temperature")
+      ? settings.judgeTemperature
+      : run.judge_temperature,
     apiBase: flagGiven(options, "eval.api_base")
       ? settings.apiBase
       : endpointOf(run.target, settings.apiBase),

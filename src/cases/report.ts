@@ -39,6 +39,12 @@ export const caseReportSchema = z
     cases_sha256: z.string(),
     target: targetInfoSchema,
     judge_model: z.string().nullable(),
+    judge_samples: z
+      .number()
+      .int()
+      .min(1)
+      .describe("Verdicts asked of each judge grader per answer (--judge-samples)."),
+    judge_temperature: z.number().min(0).describe("The judge's sampling temperature."),
     model_versions: z
       .array(z.string())
       .describe("Distinct model version strings the endpoint returned for the target."),
@@ -93,6 +99,8 @@ export type CaseReportMeta = Pick<
   | "cases_sha256"
   | "target"
   | "judge_model"
+  | "judge_samples"
+  | "judge_temperature"
   | "judge_model_versions"
   | "k"
   | "temperature"

@@ -1,3 +1,4 @@
+import type { EvalConfig } from "../config/load.js";
 import { RunStoppedError } from "../errors.js";
 import { gradeOutput } from "../graders/grade.js";
 import type { ChatTarget } from "../model/chat.js";
@@ -13,12 +14,17 @@ export interface JudgeReply {
   usage?: Usage;
 }
 
-/** Sends a prompt to the judge model. A plain string answer counts as having no usage. */
-export type JudgeFn = (prompt: string) => Promise<JudgeReply | string>;
+/**
+ * Sends a prompt to the judge model, for its verdict number `sample` (each its own call and
+ * cache entry). A plain string answer counts as having no usage.
+ */
+export type JudgeFn = (prompt: string, sample: number) => Promise<JudgeReply | string>;
 
 export interface RunCaseOptions {
   target: CaseTarget;
   judge: JudgeFn | null;
+  /** Verdicts asked of each judge grader per output. */
+  judgeSamples: number;
   /** The model name written on every row. */
   model: string;
   /**
@@ -37,12 +43,18 @@ export interface RunCaseOptions {
 const MAX_ERROR_CHARS = 500;
 
 /**
- * A judge that asks the judge model through a chat target: temperature 0, sample 0, cached.
- * Once `signal` aborts, a judge call in flight is cancelled too.
+ * A judge that asks the judge model through a chat target, at `[eval] judge_temperature`, cached
+ * per verdict number. Once `signal` aborts, a judge call in flight is cancelled too.
  */
-export function makeJudge(target: ChatTarget, judgeModel: string, signal?: AbortSignal): JudgeFn {
-  return async (prompt) => {
-    const result = await target.complete(judgeRequest(judgeModel, prompt), 0, signal);
+export function makeJudge(
+  target: ChatTarget,
+  settings: Pick<EvalConfig, "judgeTemperature">,
+  judgeModel: string,
+  signal?: AbortSignal,
+): JudgeFn {
+  return async (prompt, sample) => {
+    const request = judgeRequest(settings, judgeModel, prompt);
+    const result = await target.complete(request, sample, signal);
     return { text: result.text, usage: result.usage };
   };
 }
@@ -70,10 +82,11 @@ export async function runCaseSample(
   const judge = opts.judge === null ? null : tally.wrap(opts.judge);
   const request = c.messages.at(-1)?.content ?? "";
   const text = opts.scrub ? opts.scrub(result.text) : result.text;
-  const { marks, reasons, errors } = await gradeOutput(text, c.graders, {
+  const { marks, reasons, errors, votes } = await gradeOutput(text, c.graders, {
     request,
     messages: c.messages,
     judge,
+    judgeSamples: opts.judgeSamples,
   });
   const pass = Object.values(marks).every(Boolean);
   // A grader that could not grade (a judge call that failed) is an error, not a failure.
@@ -87,6 +100,7 @@ export async function runCaseSample(
     error,
     marks,
     ...(Object.keys(reasons).length > 0 ? { reasons } : {}),
+    ...(Object.keys(votes).length > 0 ? { votes } : {}),
     model_version: result.model,
     ms: result.ms,
     prompt_tokens: result.usage.prompt_tokens ?? null,
@@ -145,9 +159,9 @@ class UsageTally {
   prompt: number | null = null;
   completion: number | null = null;
 
-  wrap(judge: JudgeFn): (prompt: string) => Promise<string> {
-    return async (prompt) => {
-      const reply = await judge(prompt);
+  wrap(judge: JudgeFn): (prompt: string, sample: number) => Promise<string> {
+    return async (prompt, sample) => {
+      const reply = await judge(prompt, sample);
       if (typeof reply === "string") return reply;
       this.add(reply.usage);
       return reply.text;

@@ -48,7 +48,7 @@ export function caseSuite(
   const batched = plan.batch !== null;
   const target = batched ? batchedTarget(plan.target, batch.answers) : plan.target;
   const judge = batched && plan.judge ? batchedJudge(plan.judge, batch.answers) : plan.judge;
-  const sampleOptions = { target, judge, model, signal, scrub };
+  const sampleOptions = { target, judge, judgeSamples: plan.judgeSamples, model, signal, scrub };
   let estimator: Estimator | null = null;
   return {
     kind: "cases",

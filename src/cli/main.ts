@@ -119,6 +119,8 @@ const EVAL_SETTINGS = [
   "core.output_dir",
   "eval.api_base",
   "eval.judge",
+  "eval.judge_samples",
+  "eval.judge_temperature",
   "eval.workers",
   "eval.max_workers",
   "eval.max_cost",
@@ -231,7 +233,7 @@ addSettingOptions(
       .option(
         "--resume <RUN>",
         "finish an interrupted run folder: only its missing case × sample pairs run; the " +
-          "target, -k, --temperature, --max-tokens, --judge and --api-base come from the run " +
+          "target, -k, --temperature, --max-tokens, the --judge settings and --api-base come from the run " +
           "unless given (a change is refused); the API key still comes from the environment",
       )
       .option(

@@ -51,6 +51,9 @@ export interface HarnessConfig {
 export interface EvalConfig {
   apiBase: string;
   judge: string | null;
+  /** Verdicts asked of each judge grader per answer. */
+  judgeSamples: number;
+  judgeTemperature: number;
   /** Pinned calls in flight per model; null: adaptive, up to maxWorkers. */
   workers: number | null;
   maxWorkers: number;
@@ -150,6 +153,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     eval: {
       apiBase: get("eval.api_base"),
       judge: get("eval.judge") ?? null,
+      judgeSamples: get("eval.judge_samples"),
+      judgeTemperature: get("eval.judge_temperature"),
       workers: get("eval.workers") ?? null,
       maxWorkers: get("eval.max_workers"),
       maxCost: get("eval.max_cost") ?? null,

@@ -185,6 +185,29 @@ export const SETTINGS = [
   },
   {
     section: "eval",
+    key: "judge_samples",
+    env: "JUDGE_SAMPLES",
+    kind: "integer",
+    schema: positiveInt,
+    default: 1,
+    help:
+      "verdicts asked of each judge grader per answer (each its own call); the mark is their " +
+      "majority (a tie fails), and the report gives the judge's self-agreement and its share " +
+      "of the score variance",
+  },
+  {
+    section: "eval",
+    key: "judge_temperature",
+    env: "JUDGE_TEMPERATURE",
+    kind: "number",
+    schema: z.number().min(0, "must be at least 0").max(2, "must be at most 2"),
+    default: 0,
+    help:
+      "sampling temperature of the judge's calls; at 0, --judge-samples measures only the " +
+      "provider's nondeterminism",
+  },
+  {
+    section: "eval",
     key: "workers",
     env: "WORKERS",
     kind: "integer",

@@ -1,5 +1,5 @@
 import { RunStoppedError } from "../errors.js";
-import type { GraderContext, GraderOutcome, GraderSpec } from "./types.js";
+import type { GraderContext, GraderOutcome, GraderSpec, Vote } from "./types.js";
 
 export interface Grades {
   /** Grader name → passed, in the case's grader order. */
@@ -11,6 +11,8 @@ export interface Grades {
    * grader), with why. The output was not judged, so the sample is an error, not a failure.
    */
   errors: Record<string, string>;
+  /** The verdicts of each grader that asked its judge more than once (`--judge-samples`). */
+  votes: Record<string, Vote[]>;
 }
 
 /** Runs every grader of a case on one output; a grader that throws is an error, marked failed. */
@@ -31,6 +33,7 @@ export async function gradeOutput(
     errors: Object.fromEntries(
       named.flatMap(([name, o]) => (o.error !== undefined ? [[name, o.error]] : [])),
     ),
+    votes: Object.fromEntries(named.flatMap(([name, o]) => (o.votes ? [[name, o.votes]] : []))),
   };
 }
 
@@ -41,7 +44,7 @@ interface SafeOutcome extends GraderOutcome {
 async function safeGrade(g: GraderSpec, output: string, ctx: GraderContext): Promise<SafeOutcome> {
   try {
     const outcome = await g.grade(output, ctx);
-    return { pass: outcome.pass === true, reason: outcome.reason };
+    return { pass: outcome.pass === true, reason: outcome.reason, votes: outcome.votes };
   } catch (error) {
     // A judge endpoint that refused the key stops the run: no grader could grade.
     if (error instanceof RunStoppedError) throw error;

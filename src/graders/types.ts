@@ -5,14 +5,24 @@ export interface GraderContext {
   /** The content of the case's last message: what the output answers. */
   request: string;
   messages: readonly Message[];
-  /** Sends a prompt to the judge model and returns its text; null when no judge is configured. */
-  judge: ((prompt: string) => Promise<string>) | null;
+  /**
+   * Sends a prompt to the judge model and returns its text; null when no judge is configured.
+   * `sample` (from 0) tells the verdicts asked of one prompt apart: each is its own call.
+   */
+  judge: ((prompt: string, sample: number) => Promise<string>) | null;
+  /** How many verdicts a judge grader asks per output (`--judge-samples`); its mark is their majority. */
+  judgeSamples: number;
 }
 
 export interface GraderOutcome {
   pass: boolean;
   reason?: string;
+  /** Each verdict (1 pass, 0 fail) of a grader that asked its judge more than once. */
+  votes?: Vote[];
 }
+
+/** One verdict: 1 pass, 0 fail. */
+export type Vote = 0 | 1;
 
 export type GraderResult = GraderOutcome | boolean;
 

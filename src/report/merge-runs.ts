@@ -327,6 +327,8 @@ async function finishedOf(
         cases_sha256: manifest.cases_sha256,
         target: manifest.target,
         judge_model: manifest.judge_model,
+        judge_samples: manifest.judge_samples,
+        judge_temperature: manifest.judge_temperature,
         k: manifest.k,
         temperature: manifest.temperature,
         max_tokens: manifest.max_tokens,

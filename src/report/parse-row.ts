@@ -10,7 +10,7 @@ export const NOT_JSON = `not valid JSON (each line is one JSON object, a row)${F
 
 /** A field that feeds only a side statistic: when its type is wrong, the row is kept without it. */
 interface SideField {
-  name: "stratum" | "tags" | "marks" | "ms" | "cached" | "model" | TokenField;
+  name: "stratum" | "tags" | "marks" | "votes" | "ms" | "cached" | "model" | TokenField;
   valid: (value: unknown) => boolean;
   want: string;
   /** What a row without the field is left out of. */
@@ -38,6 +38,12 @@ const SIDE_FIELDS: readonly SideField[] = [
     valid: isBooleanRecord,
     want: "an object of true/false",
     feeds: "the failures per grader",
+  },
+  {
+    name: "votes",
+    valid: isVoteRecord,
+    want: "an object of lists of 0 and 1",
+    feeds: "the judge's self-agreement",
   },
   { name: "ms", valid: isDuration, want: "a number ≥ 0", feeds: "the latency" },
   {
@@ -193,6 +199,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function isString(value: unknown): value is string {
   return typeof value === "string";
+}
+
+function isVoteRecord(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  return Object.values(value).every((v) => Array.isArray(v) && v.every((x) => x === 0 || x === 1));
 }
 
 function isStringList(value: unknown): boolean {

@@ -1,5 +1,6 @@
 import type { Status, StoredRow } from "../run/record.js";
 import type { ItemAgg } from "../stats/interval.js";
+import { JudgeNoiseTally } from "./judge-noise.js";
 import { oneLine } from "./reason.js";
 
 /** What a run keeps per item: sums, not samples, so a million rows fit in memory. */
@@ -27,6 +28,7 @@ export class RowTally {
   /** Target tokens by model name. */
   readonly targetTokens = new Map<string, TokenCount>();
   readonly judgeTokens: TokenCount = { input: 0, output: 0 };
+  readonly judgeNoise = new JudgeNoiseTally();
   samples = 0;
   errors = 0;
   cached = 0;
@@ -54,6 +56,7 @@ export class RowTally {
       this.cached++;
     } else if (typeof row.ms === "number") this.addLatency(row.ms);
     this.addTokens(row);
+    this.judgeNoise.add(row);
   }
 
   /**

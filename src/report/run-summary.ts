@@ -4,6 +4,7 @@ import { ADJUSTMENTS, type Adjustment, adjustedLevel } from "../stats/adjust.js"
 import { DEFAULT_INTERVAL_METHOD, passRateInterval } from "../stats/interval.js";
 import { type KInterval, passAtK, passHatK } from "../stats/pass-at-k.js";
 import { INTERVAL_METHODS, type Interval, type IntervalMethod } from "../stats/types.js";
+import { judgeNoiseSchema } from "./judge-noise.js";
 import type { ItemTally, RowTally, TokenCount } from "./row-tally.js";
 
 export interface SummaryOptions {
@@ -97,6 +98,9 @@ export const summaryFieldsSchema = z.strictObject({
     .strictObject({ p50: z.number().min(0), p95: z.number().min(0), uncached: count })
     .nullable(),
   tokens: z.strictObject({ target: z.array(tokenCostSchema), judge: tokenCostSchema.nullable() }),
+  judges: z
+    .array(judgeNoiseSchema)
+    .describe("Each judge's self-agreement and noise; empty with one verdict per answer."),
 });
 
 export type RunSummary = { stats: RunStats } & z.output<typeof summaryFieldsSchema>;
@@ -134,6 +138,7 @@ export function summarize(tally: RowTally, options: SummaryOptions = {}): RunSum
     breakdown: breakdownOf(items, options),
     latency: latencyOf(tally.latencyValues()),
     tokens: tokensOf(tally, options),
+    judges: tally.judgeNoise.summary(),
   };
 }
 

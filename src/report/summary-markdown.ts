@@ -1,6 +1,6 @@
 import { type Coverage, passRateScope } from "./coverage.js";
 import type { KStats, RunSummary } from "./run-summary.js";
-import { breakdownLevel, fixed } from "./summary-text.js";
+import { breakdownLevel, fixed, judgeNoiseText } from "./summary-text.js";
 
 /** The statistics section of every report.md (the same facts `eb report` prints). */
 export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null = null): string[] {
@@ -33,6 +33,10 @@ export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null =
     ...listSection(
       "Failures by grader",
       summary.graders.map((g) => `\`${cell(g.name)}\`: ${g.failures}`),
+    ),
+    ...listSection(
+      "Judge noise",
+      summary.judges.map((j) => `\`${cell(j.grader)}\`: ${judgeNoiseText(j)}`),
     ),
     ...breakdownTable(summary),
   ];

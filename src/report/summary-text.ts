@@ -1,4 +1,5 @@
 import { type Coverage, passRateScope } from "./coverage.js";
+import type { JudgeNoise } from "./judge-noise.js";
 import type { Breakdown, GroupStats, KStats, RunSummary, TokenCost } from "./run-summary.js";
 
 const FLAKY_SHOWN = 10;
@@ -12,7 +13,11 @@ const INFORMATIVE_ITEMS = 10;
  */
 export function runSummaryText(summary: RunSummary, coverage: Coverage | null = null): string {
   const { stats } = summary;
-  if (stats.items >= INFORMATIVE_ITEMS || stats.samples > stats.items) {
+  if (
+    stats.items >= INFORMATIVE_ITEMS ||
+    stats.samples > stats.items ||
+    summary.judges.length > 0
+  ) {
     return summaryText(summary, coverage);
   }
   const lines = [stats.cached > 0 ? cacheLine(summary) : "", ...tokenLines(summary)];
@@ -36,11 +41,24 @@ export function summaryText(summary: RunSummary, coverage: Coverage | null = nul
     flakyLine(summary),
     `errors ${stats.errors} of ${stats.samples} samples (scored 0, counted apart from failures)`,
     ...summary.graders.map((g) => `  grader ${g.name.padEnd(20)} failed ${g.failures}`),
+    ...summary.judges.map((j) => `  judge ${j.grader.padEnd(21)} ${judgeNoiseText(j)}`),
     ...breakdownLines(summary),
     cacheLine(summary),
     ...tokenLines(summary),
   ];
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+/**
+ * "agrees with itself 93.3% over 60 answers × 3 verdicts; variance model 0.120, judge 0.033":
+ * how far one verdict can be trusted, and whose noise the item scores carry.
+ */
+export function judgeNoiseText(j: JudgeNoise): string {
+  const verdicts = Number.isInteger(j.verdicts) ? String(j.verdicts) : j.verdicts.toFixed(1);
+  const answers = `${j.answers} answer${j.answers === 1 ? "" : "s"}`;
+  const agreement = `agrees with itself ${(j.self_agreement * 100).toFixed(1)}% over ${answers} × ${verdicts} verdicts`;
+  const model = j.model_variance === null ? "" : `model ${fixed(j.model_variance)}, `;
+  return `${agreement}; variance ${model}judge ${fixed(j.judge_variance)}`;
 }
 
 function flakyLine(summary: RunSummary): string {

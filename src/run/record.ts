@@ -67,6 +67,12 @@ export const caseRowSchema = z
     ),
     judge_completion_tokens: tokens,
     text: z.string().nullable().describe("The answer."),
+    votes: z
+      .record(z.string(), z.array(z.union([z.literal(0), z.literal(1)])))
+      .optional()
+      .describe(
+        "Each judge grader's verdicts (1 pass, 0 fail) with --judge-samples above 1; its mark is their majority.",
+      ),
   })
   .describe("One sample of one case (eb eval).");
 export type CaseRow = z.output<typeof caseRowSchema>;
@@ -95,6 +101,7 @@ export interface StoredRow {
   error?: string | null;
   reason?: string | null;
   reasons?: Record<string, string>;
+  votes?: Record<string, number[]>;
   model_version?: string | null;
   cost?: number | null;
 }
@@ -176,6 +183,17 @@ const caseSettings = {
   cases_sha256: z.string(),
   target: targetInfoSchema,
   judge_model: z.string().nullable(),
+  judge_samples: z
+    .number()
+    .int()
+    .min(1)
+    .default(1)
+    .describe("Verdicts asked of each judge grader per answer (--judge-samples)."),
+  judge_temperature: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe("The judge's sampling temperature (--judge-temperature)."),
   k: z.number().int().min(1),
   temperature: z.number().nullable(),
   max_tokens: z.number().int().nullable(),
@@ -267,6 +285,8 @@ export const RESUME_KEYS: {
     "cases_sha256",
     "target",
     "judge_model",
+    "judge_samples",
+    "judge_temperature",
     "k",
     "temperature",
     "max_tokens",

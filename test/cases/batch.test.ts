@@ -291,6 +291,18 @@ describe("the judges of an eb eval --batch run", () => {
     expect(essence(rowsOf(path.join(root, "direct")))).toEqual(essence(rows));
   });
 
+  it("sends every verdict --judge-samples asks for, each its own line", async () => {
+    const root = judgedProject();
+    const run = await evalIn(root, "run", [...BATCH, "--judge", "judge-m", "--judge-samples", "2"]);
+    expect(run.stderr).toContain("judge batch batch_2: completed, 6/6 completed, 0 failed");
+    expect(mock.chatRequests()).toHaveLength(0);
+    const votes = rowsOf(path.join(root, "run")).map((r) => (r as { votes?: unknown }).votes);
+    expect(votes).toEqual([
+      ...Array(4).fill({ judge: [1, 1] }),
+      ...Array(2).fill({ judge: [0, 0] }),
+    ]);
+  });
+
   it("with the answers cached, sends only the judge round; a failed judge line is an error row", async () => {
     const root = judgedProject();
     const warm = await evalIn(root, "warm", BATCH.concat(["--judge", "judge-m"]), KEY);

@@ -71,10 +71,21 @@ async function rowsOf(
   const target = opts.target ?? chatCaseTarget(chat(), { model: "m1", temperature: 0.7 });
   const rows: CaseRow[] = [];
   for (let sample = 0; sample < k; sample++) {
-    rows.push(await runCaseSample(c, sample, { judge: null, model: "m1", ...opts, target }));
+    rows.push(
+      await runCaseSample(c, sample, {
+        judge: null,
+        judgeSamples: 1,
+        model: "m1",
+        ...opts,
+        target,
+      }),
+    );
   }
   return rows;
 }
+
+/** The judge's settings of a run with none given. */
+const JUDGE_SETTINGS = { judgeTemperature: 0 };
 
 describe("runCaseSample", () => {
   it("emits k rows, samples 0..k-1, with the article's fields", async () => {
@@ -162,7 +173,13 @@ describe("runCaseSample aborted", () => {
   async function abortMidCall(target: CaseTarget, started: () => boolean) {
     const controller = new AbortController();
     const rows: CaseRow[] = [];
-    const options = { target, judge: null, model: "m1", signal: controller.signal };
+    const options = {
+      target,
+      judge: null,
+      judgeSamples: 1,
+      model: "m1",
+      signal: controller.signal,
+    };
     const running = runCaseSample(await oneCase(greet), 0, options).then((row) => rows.push(row));
     const end = performance.now() + 5000;
     while (!started() && performance.now() < end) await new Promise((r) => setTimeout(r, 5));
@@ -227,7 +244,9 @@ describe("judge graders through the chat target", () => {
     const cacheDir = join(dir, "judge-cache");
     const firstCache = createCache(cacheDir);
     const c = await oneCase(toneCase);
-    const [row] = await rowsOf(c, { judge: makeJudge(chat({ cache: firstCache }), "judge-1") });
+    const [row] = await rowsOf(c, {
+      judge: makeJudge(chat({ cache: firstCache }), JUDGE_SETTINGS, "judge-1"),
+    });
     await firstCache.flush();
     expect(row).toMatchObject({
       score: 1,
@@ -242,13 +261,17 @@ describe("judge graders through the chat target", () => {
     expect(judgeCall?.json).toMatchObject({ temperature: 0, messages: [{ role: "user" }] });
     expect(JSON.stringify(judgeCall?.json)).toContain("echo: Say hello");
     const count = server.requests.length;
-    await rowsOf(c, { judge: makeJudge(chat({ cache: createCache(cacheDir) }), "judge-1") });
+    await rowsOf(c, {
+      judge: makeJudge(chat({ cache: createCache(cacheDir) }), JUDGE_SETTINGS, "judge-1"),
+    });
     expect(server.requests).toHaveLength(count + 1);
   });
 
   it("fails with the judge's reason on score 0", async () => {
     server.script = judgeAnswers('{"score": 0, "reason": "no greeting"}');
-    const [row] = await rowsOf(await oneCase(toneCase), { judge: makeJudge(chat(), "judge-1") });
+    const [row] = await rowsOf(await oneCase(toneCase), {
+      judge: makeJudge(chat(), JUDGE_SETTINGS, "judge-1"),
+    });
     expect(row).toMatchObject({
       score: 0,
       status: "failed",
@@ -259,7 +282,9 @@ describe("judge graders through the chat target", () => {
 
   it("fails with 'judge gave no verdict' when the judge answers without one", async () => {
     server.script = judgeAnswers("VERDICT: PASS");
-    const [row] = await rowsOf(await oneCase(toneCase), { judge: makeJudge(chat(), "judge-1") });
+    const [row] = await rowsOf(await oneCase(toneCase), {
+      judge: makeJudge(chat(), JUDGE_SETTINGS, "judge-1"),
+    });
     expect(row).toMatchObject({
       score: 0,
       status: "failed",

@@ -58,6 +58,8 @@ describe("flag names", () => {
       "harness.timeout_seconds": "--harness-timeout-seconds",
       "eval.api_base": "--api-base",
       "eval.judge": "--judge",
+      "eval.judge_samples": "--judge-samples",
+      "eval.judge_temperature": "--judge-temperature",
       "eval.workers": "--workers",
       "eval.timeout_seconds": "--timeout-seconds",
       "eval.max_retries": "--max-retries",

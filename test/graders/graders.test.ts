@@ -9,6 +9,7 @@ const ctx: GraderContext = {
   request: "hi",
   messages: [{ role: "user", content: "hi" }],
   judge: null,
+  judgeSamples: 1,
 };
 
 /** A grader spec as a case file writes it, compiled the way loadCases does. */

@@ -8,6 +8,7 @@ const ctx: GraderContext = {
   request: "hi",
   messages: [{ role: "user", content: "hi" }],
   judge: null,
+  judgeSamples: 1,
 };
 
 function regexSpec(pattern: string, name = "regex"): GraderSpec {

@@ -176,7 +176,7 @@ describe("soundness of the direct path", () => {
 });
 
 describe("the regex grader's direct path", () => {
-  const ctx: GraderContext = { request: "hi", messages: [], judge: null };
+  const ctx: GraderContext = { request: "hi", messages: [], judge: null, judgeSamples: 1 };
 
   it("grades the profiled pattern without the vm watchdog", async () => {
     const compiled = getGrader("regex")?.compile({ pattern: "^paris$" });
