@@ -9,6 +9,7 @@ import { readRows, rowsFile } from "../report/read-rows.js";
 import { head } from "../report/reason.js";
 import { RowTally } from "../report/row-tally.js";
 import { type SummaryOptions, summarize } from "../report/run-summary.js";
+import { judgeNoiseText } from "../report/summary-text.js";
 import { parseManifest, summarizeManifest } from "../run/manifest.js";
 import type { Manifest, StoredRow } from "../run/record.js";
 import type {
@@ -94,6 +95,7 @@ export async function runView(location: string, options: RunViewOptions): Promis
     latency: summary.latency,
     cost: costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0),
     graders: summary.graders,
+    judges: summary.judges.map((j) => `judge ${j.grader}: ${judgeNoiseText(j)}`),
     messagesNote: kind === "cases" ? messages.note : null,
     items,
   };

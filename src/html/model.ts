@@ -96,6 +96,8 @@ export interface RunView {
   /** Summed over target and judge; null when no token was priced. */
   cost: number | null;
   graders: { name: string; failures: number }[];
+  /** Each judge's noise, as `eb report` says it (`judge tone: agrees with itself 93.3% …`). */
+  judges: string[];
   /** Why the messages are missing, when they are. */
   messagesNote: string | null;
   items: ItemView[];

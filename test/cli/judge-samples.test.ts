@@ -109,6 +109,8 @@ describe("eb eval --judge-samples", () => {
     );
     const markdown = readFileSync(path.join(root, "run", "report.md"), "utf8");
     expect(markdown).toContain("### Judge noise");
+    const page = readFileSync(path.join(root, "run", "report.html"), "utf8");
+    expect(page).toContain("judge judge: agrees with itself 66.7% over 6 answers");
 
     // Each verdict is its own cache entry: a second run calls nothing and says the same.
     const again = await evalRun(root, "again", ["--judge-samples", "3", "--flat-output"]);

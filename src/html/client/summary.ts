@@ -37,6 +37,7 @@ export function summaryView(run: RunView, heading: string): HTMLElement {
       : null,
     hero,
     h("div", { class: "stats" }, ...stats(run)),
+    ...run.judges.map((line) => h("p", { class: "note", "data-test": "judge-noise" }, line)),
   );
 }
 
