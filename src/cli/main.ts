@@ -348,7 +348,7 @@ grader's raw pass rate over the run (as eb report); and the corrected pass rate,
 would give the items the run samples: (raw + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1], with
 the Lang-Reiczigel interval, which carries both the items' and the labels' uncertainty (covers the
 true rate in >= 93% of simulated runs: bench/calibration). No corrected rate, and a message why,
-with fewer than 3 labels people passed or 3 they failed, or when TPR + TNR <= 1 (a grader no
+with fewer than 5 labels people passed or 5 they failed, or when TPR + TNR <= 1 (a grader no
 better than chance cannot be corrected).
 
 Labels that name no graded sample of the run are left out with a warning; a label naming a
