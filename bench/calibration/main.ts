@@ -1,8 +1,9 @@
 /**
  * bench/calibration: does the corrected pass rate of `eb calibrate` keep its promise?
  *
- * Run: nice bench/run.sh calibration [--runs 1000] [--k 3] [--kappa 2] [--seed 1]
- * Wall time: about a minute on one core with the defaults. Same seed, same figures.
+ * Run: nice bench/run.sh calibration [--runs 1000] [--k 3] [--kappa 2] [--seed 1] [--level 0.95]
+ * Wall time: 180–240 s on one core shared with other jobs, with the defaults. Same seed, same
+ * figures.
  *
  * Population: each item has a rate pᵢ ~ Beta(μκ, (1−μ)κ) at which people pass its outputs
  * (bench/coverage's model; κ = 2: most items nearly always pass or fail, a few are flaky), so the
@@ -16,7 +17,13 @@
  * of the true rate by the corrected interval (over the runs it corrects), by a plain delta-method
  * interval on the same estimate (Rogan–Gladen's Wald interval, for comparison) and by the raw
  * judge rate's interval, the raw rate's bias, and the corrected interval's width over the raw
- * one's: the price of the correction.
+ * one's: the price of the correction. Cells with more labels than samples (m > n·k) are left out.
+ *
+ * Measured (1000 runs per cell, ≥ 5 labels of each verdict): lowest coverage of the corrected
+ * interval 94.3% at k = 3, κ = 2 (288 cells; most cells 96–99%), 94.3% at κ = 20, 94.5% at
+ * κ = 0.2, 96.0% at k = 1 (240 cells); the delta-method interval fell to 88.6–93.4%. The raw
+ * rate was off by up to 0.27 (median 0.07) and covered the true rate in as few as 0% of runs;
+ * the corrected interval was a median 3.2 times as wide (1.2–12.6; 2.6 at k = 1).
  */
 
 import {
@@ -72,11 +79,14 @@ function parseOptions(args: readonly string[]): Options {
   };
 }
 
-function grid(): Cell[] {
+/** Every cell, but those with more labels than the run has samples (m > n·k, at k = 1). */
+function grid(k: number): Cell[] {
   return RATES_OF_JUDGE.flatMap((tpr) =>
     RATES_OF_JUDGE.flatMap((tnr) =>
       LABELS.flatMap((m) =>
-        ITEMS.flatMap((n) => TRUE_RATES.map((rate) => ({ tpr, tnr, m, n, rate }))),
+        ITEMS.filter((n) => m <= n * k).flatMap((n) =>
+          TRUE_RATES.map((rate) => ({ tpr, tnr, m, n, rate })),
+        ),
       ),
     ),
   );
@@ -107,7 +117,7 @@ function simulateRun(rng: Rng, cell: Cell, options: Options) {
 function labelled(rng: Rng, people: Uint8Array, judge: Uint8Array, m: number): Confusion {
   const order = Uint32Array.from({ length: people.length }, (_, i) => i);
   const counts: Confusion = { tp: 0, fn: 0, tn: 0, fp: 0 };
-  for (let j = 0; j < Math.min(m, order.length); j++) {
+  for (let j = 0; j < m; j++) {
     const pick = j + Math.floor(rng.uniform() * (order.length - j));
     const at = order[pick]!;
     order[pick] = order[j]!;
@@ -226,7 +236,7 @@ function printSummary(results: readonly CellResult[]): void {
 function main(): void {
   const options = parseOptions(process.argv.slice(2));
   const started = performance.now();
-  const cells = grid();
+  const cells = grid(options.k);
   const results = cells.map((cell, i) => {
     process.stderr.write(`\r${i + 1}/${cells.length} cells`);
     return simulateCell(cell, options, options.seed * 1_000_003 + i);

@@ -344,19 +344,20 @@ are only right for samples drawn like the run's.
 
 Per grader: TPR = P(grader passes | person passed), TNR = P(grader fails | person failed), with
 Wilson intervals; Cohen's kappa with the large-sample interval of Fleiss, Cohen and Everitt; the
-grader's raw pass rate over the run (as eb report); and the corrected pass rate, the rate people
-would give the items the run samples: (raw + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1], with
-the Lang-Reiczigel interval, which carries both the items' and the labels' uncertainty (covers the
-true rate in >= 93% of simulated runs: bench/calibration). No corrected rate, and a message why,
-with fewer than 5 labels people passed or 5 they failed, or when TPR + TNR <= 1 (a grader no
-better than chance cannot be corrected).
+grader's raw pass rate over the run's items (a check run: the check's samples), with eb report's
+interval; and the corrected pass rate, the rate people would give the items the run samples:
+(raw + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1], with the Lang-Reiczigel interval, which
+carries both the items' and the labels' uncertainty (it covered the true rate in >= 94% of
+simulated runs in every setting of bench/calibration). No corrected rate, and a line why, with
+fewer than 5 labels people passed or 5 they failed, or when TPR + TNR <= 1 (a grader no better
+than chance cannot be corrected).
 
 Labels that name no graded sample of the run are left out with a warning; a label naming a
 grader the run does not have, or a file of which no label matches the run, is an error (exit 2).
 
 Examples:
   eb calibrate latest labels.jsonl
-  eb calibrate .eval-banana/runs/20260101_120000_abcd1234 labels.jsonl --json
+  eb calibrate .eval-banana/results/20260101_120000_abcd1234 labels.jsonl --json
   eb report latest --labels labels.jsonl
 `;
 

@@ -34,7 +34,7 @@ export async function readRun(
       return;
     }
     tally.add(parsed);
-    visit?.(parsed, (manifest as ManifestSummary | null)?.kind ?? null);
+    visit?.(parsed, manifest?.kind ?? null);
   });
   return { file, manifest, tally, warnings };
 }
