@@ -33,7 +33,8 @@ export async function readLabels(file: string): Promise<Label[]> {
   const problems: string[] = [];
   const seen = new Map<string, number>();
   // A byte-order mark (some editors write one) is not part of the first line's JSON.
-  text.replace(/^\uFEFF/, "").split("\n").forEach((raw, index) => {
+  const lines = text.replace(/^\uFEFF/, "").split("\n");
+  lines.forEach((raw, index) => {
     const line = index + 1;
     if (raw.trim() === "") return;
     const parsed = parseLabel(raw);

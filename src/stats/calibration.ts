@@ -53,8 +53,9 @@ const NONE: Estimate = { estimate: null, low: null, high: null };
  * Fewest labels of each verdict (people's pass, people's fail) a correction is computed from:
  * below it, TPR or TNR rests on a handful of samples. Chosen by measurement (bench/calibration):
  * with 3 or 5 the interval covers ≥ 93% in every cell (lowest 93.6% and 94.3%); with 10 it fell
- * to 67–92% where labels hold about 5 fails on average, in the few runs that reach 10 (labels
- * drawn from the run's own samples: those runs' items are worse than the population's).
+ * to 67–92% (200 runs per cell) where labels hold about 5 fails on average, in the few runs that
+ * reach 10 (labels drawn from the run's own samples: those runs' items are worse than the
+ * population's).
  */
 export const MIN_LABELS_PER_VERDICT = 5;
 

@@ -99,7 +99,8 @@ describe("eb calibrate: the figures", () => {
   });
 
   it("prints them as text: TPR, TNR and κ, then the raw rate and the corrected one beside it", async () => {
-    const { rows, labels } = project(KNOWN);
+    // Written by an editor that starts files with a byte-order mark.
+    const { rows, labels } = project(KNOWN, `\uFEFF${peopleOf(KNOWN)}`);
     const result = await runEb(["calibrate", rows, labels]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("grader judge: 100 labels (50 passed by people, 50 failed)");
