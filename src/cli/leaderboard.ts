@@ -14,6 +14,9 @@ import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 /** `eb report RUN…`: one run's statistics, or with several runs their leaderboard. */
 export async function reportRuns(runs: readonly string[], flags: ReportFlags) {
+  if (runs.length > 1 && flags.labels !== undefined) {
+    throw new InputError("--labels calibrates one run: give eb report a single run with it");
+  }
   if (runs.length > 1) return leaderboardCommand(runs, flags);
   return reportCommand(runs[0]!, flags);
 }

@@ -2,9 +2,10 @@ import pc from "picocolors";
 import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
 import { environmentScrub, writeRunPage } from "../html/write.js";
+import { type Calibration, calibrationText, readCalibratedRun } from "../report/calibrate.js";
 import { type Coverage, coverageOf, isIncomplete, notRunLine } from "../report/coverage.js";
 import { FAILING_LISTED, failingItems, failingItemsText } from "../report/failing-items.js";
-import { readRun } from "../report/read-rows.js";
+import { type RunRows, readRun } from "../report/read-rows.js";
 import { type RunStats, summarize } from "../report/run-summary.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
 import { summaryText } from "../report/summary-text.js";
@@ -21,6 +22,8 @@ export interface ReportFlags {
   all?: boolean;
   /** Also write the run as one self-contained HTML page to this file. */
   html?: string;
+  /** People's labels: each labelled grader's rate corrected beside the raw one. */
+  labels?: string;
   interval: IntervalMethod;
   level: string;
   adjust: Adjustment;
@@ -31,8 +34,12 @@ export interface ReportFlags {
 /** `eb report RUN`: the statistics of a finished run (a run folder or a rows file). */
 export async function reportCommand(run: string, flags: ReportFlags): Promise<number> {
   const config = await loadConfig({ cwd: flags.cwd });
-  const rows = await readRun(await runLocation(run, flags.cwd));
-  const warnings = [...rows.warnings, ...fractionalScoreWarning(rows.tally.items.values(), "run")];
+  const { rows, calibration } = await readReported(await runLocation(run, flags.cwd), flags);
+  const warnings = [
+    ...rows.warnings,
+    ...fractionalScoreWarning(rows.tally.items.values(), "run"),
+    ...(calibration?.warnings ?? []),
+  ];
   for (const warning of warnings) printWarning(warning);
   const summaryOptions = {
     method: flags.interval,
@@ -49,15 +56,31 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   const failing = failingItems(rows.tally);
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...coverage, breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, warnings }, null, 2))}\n`
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...coverage, breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
     : `${notRun(coverage, summary.stats)}${terminalSafe(
-        `${summaryText(summary, coverage)}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
+        `${summaryText(summary, coverage)}${calibration ? calibrationText(calibration) : ""}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
       )}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {
     await writeRunPage(rows.file, flags.html, environmentScrub(), summaryOptions);
   }
   return EXIT.passed;
+}
+
+/** The run's rows, and with --labels their marks joined with people's labels in the same pass. */
+async function readReported(
+  location: string,
+  flags: ReportFlags,
+): Promise<{ rows: RunRows; calibration: Calibration | null }> {
+  if (flags.labels === undefined) return { rows: await readRun(location), calibration: null };
+  return readCalibratedRun(location, flags.labels, intervalLevel(flags.level));
+}
+
+/** `calibration` in report --json: the graders' figures as eb calibrate --json gives them. */
+function calibrationField(calibration: Calibration | null) {
+  if (calibration === null) return {};
+  const { warnings: _, ...figures } = calibration;
+  return { calibration: figures };
 }
 
 /** A run that never finished (interrupted, stopped, killed) says so before any figure. */

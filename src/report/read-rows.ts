@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../errors.js";
 import { type ManifestSummary, summarizeManifest } from "../run/manifest.js";
-import type { StoredRow } from "../run/record.js";
+import type { RunKind, StoredRow } from "../run/record.js";
 import { type Line, NOT_JSON, RowReader } from "./parse-row.js";
 import { forEachLineOf } from "./row-lines.js";
 import { RowTally } from "./row-tally.js";
@@ -17,14 +17,24 @@ export interface RunRows {
   warnings: string[];
 }
 
-/** Streams a run's rows (a run folder or a rows file) into per-item aggregates. */
-export async function readRun(location: string): Promise<RunRows> {
+/**
+ * Streams a run's rows (a run folder or a rows file) into per-item aggregates; `visit`, if given,
+ * also sees each row (with the run's kind, from the manifest on the first line) in the same pass.
+ */
+export async function readRun(
+  location: string,
+  visit?: (row: StoredRow, kind: RunKind | null) => void,
+): Promise<RunRows> {
   const file = await rowsFile(location);
   const tally = new RowTally();
   let manifest: ManifestSummary | null = null;
   const warnings = await forEachLine(file, (parsed) => {
-    if ("manifest" in parsed) manifest = summarizeManifest(parsed.manifest);
-    else tally.add(parsed);
+    if ("manifest" in parsed) {
+      manifest = summarizeManifest(parsed.manifest);
+      return;
+    }
+    tally.add(parsed);
+    visit?.(parsed, manifest?.kind ?? null);
   });
   return { file, manifest, tally, warnings };
 }
