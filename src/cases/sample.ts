@@ -10,6 +10,8 @@ import type { Case } from "./schema.js";
 export interface JudgeReply {
   text: string;
   usage?: Usage;
+  /** The cache answered (no call was made). */
+  cached?: boolean;
 }
 
 /** Sends a prompt to the judge model. A plain string answer counts as having no usage. */
@@ -44,7 +46,7 @@ export function makeJudge(target: ChatTarget, judgeModel: string, signal?: Abort
     const messages = [{ role: "user" as const, content: prompt }];
     const request = { model: judgeModel, messages, temperature: 0 };
     const result = await target.complete(request, 0, signal);
-    return { text: result.text, usage: result.usage };
+    return { text: result.text, usage: result.usage, cached: result.cached };
   };
 }
 

@@ -8,6 +8,7 @@ export const judge = defineGrader({
   describe: '{"criteria": ["<criterion>", ...]}',
   schema: z.strictObject({ criteria: z.array(z.string().trim().min(1)).min(1) }),
   usesJudge: true,
+  criteria: (spec) => spec.criteria,
   async grade(output, spec, ctx) {
     if (ctx.judge === null) throw new Error("no judge model is configured");
     const text = await ctx.judge(buildCaseJudgePrompt(ctx.request, output, spec.criteria));

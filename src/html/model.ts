@@ -4,6 +4,7 @@
  */
 
 import type { Breakdown, RunStats } from "../report/run-summary.js";
+import type { RunKind } from "../run/record.js";
 import type { StratumDelta, Verdict } from "../stats/compare.js";
 
 /** A text cut to a bound: `total` is what the full text had (characters, or bytes of a file). */
@@ -84,7 +85,7 @@ export interface ManifestView {
 }
 
 export interface RunView {
-  kind: "checks" | "cases" | null;
+  kind: RunKind | null;
   /** The run folder or rows file as given. */
   location: string;
   manifest: ManifestView | null;

@@ -7,14 +7,16 @@ import { itemsView, rowsOf } from "./items.js";
 import { manifestView, summaryView } from "./summary.js";
 
 /** Reads the embedded data (JSON, never evaluated) and draws every view of the page. */
+/** What wrote a run of each kind (COMMAND_OF, which the page does not bundle). */
+const COMMANDS = { checks: "eb run", cases: "eb eval", pairwise: "eb pairwise" } as const;
+
 function main(): void {
   const data = document.getElementById("eb-data")?.textContent ?? "null";
   const model = JSON.parse(data) as PageModel;
   const app = document.getElementById("app")!;
   const compare = model.compare;
   const drill = drillDown(model.run.messagesNote ?? model.base?.messagesNote ?? null);
-  const kind =
-    model.run.kind === "checks" ? "eb run" : model.run.kind === "cases" ? "eb eval" : "rows";
+  const kind = model.run.kind === null ? "rows" : COMMANDS[model.run.kind];
   const page = h(
     "main",
     {},
