@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { pairwiseReportSchema } from "../../src/pairwise/report.js";
+import { rowsLineSchema } from "../../src/run/record.js";
 import {
   completion,
   type LoopbackServer,
@@ -197,6 +199,11 @@ describe("eb pairwise: judges of known behaviour", () => {
       candidate_first: { winner: "A", reason: "it has 42" },
       model: "fair",
     });
+    // What the run wrote is what `eb schema report` and `eb schema rows` describe.
+    expect(pairwiseReportSchema.safeParse(run.report).error).toBeUndefined();
+    const lines = readFileSync(path.join(run.out, "rows.jsonl"), "utf8").trim().split("\n");
+    for (const line of lines)
+      expect(rowsLineSchema.safeParse(JSON.parse(line)).error).toBeUndefined();
     for (const file of ["report.md", "report.html"]) {
       expect(existsSync(path.join(run.out, file))).toBe(true);
     }
@@ -301,7 +308,7 @@ describe("eb pairwise: criteria, output, cache and errors", () => {
   });
 });
 
-describe("eb pairwise: bad input", () => {
+describe("eb pairwise: resume and bad input", () => {
   it("a run folder that is not a case run is an input error", async () => {
     const checks = path.join(root, "checks-project");
     writeFile(checks, ".eval-banana/config.toml", "");
@@ -331,6 +338,19 @@ describe("eb pairwise: bad input", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("share no case");
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("--resume of a finished run judges nothing again; another judge is refused", async () => {
+    const run = await pairwise(bad, good, "fair");
+    server.requests.length = 0;
+    const args = ["pairwise", bad, good, "--api-base", server.baseURL, "--resume", run.out];
+    const resumed = await runEb([...args, "--judge", "fair"], { cwd: root });
+    expect(resumed.code).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    expect(rowsOf(run.out)).toHaveLength(6);
+    const other = await runEb([...args, "--judge", "first"], { cwd: root });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("judge_model changed");
   });
 
   it("no judge model is an input error", async () => {
