@@ -388,19 +388,10 @@ program
     );
   });
 
-const PAIRWISE_SETTINGS = [
-  "core.output_dir",
-  "eval.api_base",
-  "eval.judge",
-  "eval.workers",
-  "eval.max_workers",
-  "eval.max_cost",
-  "eval.timeout_seconds",
-  "eval.max_retries",
-  "eval.max_retry_wait_seconds",
-  "eval.max_response_mb",
-  "eval.cache_dir",
-] as const satisfies readonly SettingId[];
+/** eb eval's settings but its own gate's and the shard: a pairwise run judges every pair. */
+const PAIRWISE_SETTINGS = EVAL_SETTINGS.filter(
+  (id) => id !== "eval.pass_threshold" && id !== "core.shard",
+);
 
 const PAIRWISE_HELP = `
 Pairs: every case and sample both runs answered. The judge sees the case's request (its last

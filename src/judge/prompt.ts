@@ -95,14 +95,22 @@ export function buildCaseJudgePrompt(
   response: string,
   criteria: readonly string[],
 ): string {
+  const shown: [string, string][] = [
+    ["REQUEST", request],
+    ["RESPONSE", response],
+  ];
+  return judgedTextPrompt(CASE_INSTRUCTION, shown, criteria);
+}
+
+/** The instruction, each text to judge under its title, the criteria, and the reminder. */
+function judgedTextPrompt(
+  instruction: string,
+  shown: readonly [title: string, text: string][],
+  criteria: readonly string[],
+): string {
   return [
-    CASE_INSTRUCTION,
-    "",
-    "REQUEST:",
-    section(request),
-    "",
-    "RESPONSE:",
-    section(response),
+    instruction,
+    ...shown.flatMap(([title, text]) => ["", `${title}:`, section(text)]),
     "",
     "CRITERIA:",
     criteriaList(criteria),
@@ -134,21 +142,10 @@ export function buildPairJudgePrompt(
   answers: { a: string; b: string },
   criteria: readonly string[],
 ): string {
-  return [
-    PAIR_INSTRUCTION,
-    "",
-    "REQUEST:",
-    section(request),
-    "",
-    "ANSWER A:",
-    section(answers.a),
-    "",
-    "ANSWER B:",
-    section(answers.b),
-    "",
-    "CRITERIA:",
-    criteriaList(criteria),
-    "",
-    CASE_REMINDER,
-  ].join("\n");
+  const shown: [string, string][] = [
+    ["REQUEST", request],
+    ["ANSWER A", answers.a],
+    ["ANSWER B", answers.b],
+  ];
+  return judgedTextPrompt(PAIR_INSTRUCTION, shown, criteria);
 }
