@@ -108,7 +108,11 @@ function rowOf(
     candFirst.error && `candidate first: ${candFirst.error}`,
   ].filter((e): e is string => typeof e === "string");
   const error = errors.length === 0 ? null : [...new Set(errors)].join("; ");
-  const outcome = error === null ? outcomeOf(baseFirst.verdict, candFirst.verdict) : null;
+  const judged =
+    error === null
+      ? judgedBoth(baseFirst.verdict, candFirst.verdict)
+      : { outcome: null, reason: error };
+  const { outcome } = judged;
   return {
     id: item.id,
     sample,
@@ -121,7 +125,7 @@ function rowOf(
     baseline_first: baseFirst.verdict,
     candidate_first: candFirst.verdict,
     ms,
-    reason: oneLine(error ?? reasonOf(outcome!, baseFirst.verdict, candFirst.verdict)),
+    reason: oneLine(judged.reason),
     error,
     cached: baseFirst.cached && candFirst.cached,
     cost: null,
@@ -138,10 +142,18 @@ function outcomeOf(baseFirst: PairVerdict, candFirst: PairVerdict): PairOutcome 
   return one === other ? OUTCOME[one] : "inconsistent";
 }
 
-function reasonOf(outcome: PairOutcome, baseFirst: PairVerdict, candFirst: PairVerdict): string {
+/** The outcome of a pair both orders gave a verdict on, and the row's reason: both verdicts. */
+function judgedBoth(
+  baseFirst: PairVerdict,
+  candFirst: PairVerdict,
+): { outcome: PairOutcome; reason: string } {
+  const outcome = outcomeOf(baseFirst, candFirst);
   const order = (name: string, v: PairVerdict) =>
     `${name} first: ${v.winner}${v.reason ? ` (${v.reason})` : ""}`;
-  return `${outcome}: ${order("baseline", baseFirst)}; ${order("candidate", candFirst)}`;
+  return {
+    outcome,
+    reason: `${outcome}: ${order("baseline", baseFirst)}; ${order("candidate", candFirst)}`,
+  };
 }
 
 function sum(a: number | null, b: number | null): number | null {

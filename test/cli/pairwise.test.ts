@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +13,7 @@ import {
   type SeenRequest,
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
-import { deterministicYaml, runEb, writeFile } from "../helpers/project.js";
+import { CLI, cleanEnv, deterministicYaml, runEb, writeFile } from "../helpers/project.js";
 
 /**
  * Two finished case runs of six cases (eb eval against a loopback target): "good" answers every
@@ -73,8 +74,12 @@ const JUDGES: Record<JudgeKind, Script> = {
   mute: () => ({ body: completion("I would rather not say.", "j-2026") }),
 };
 
+/** While set, the judge never answers about this request (an interrupt test). */
+let hangOn: string | null = null;
+
 const script: Script = (request) => {
   const model = (request.json as { model?: string }).model ?? "";
+  if (hangOn !== null && lastContent(request).includes(hangOn)) return "hang";
   if (model === "score-judge") return { body: completion('{"score": 1, "reason": "ok"}') };
   if (model === "good" || model === "bad") {
     return { body: completion(model === "good" ? RIGHT : WRONG, `${model}-2026`) };
@@ -301,6 +306,22 @@ describe("eb pairwise: criteria, output, cache and errors", () => {
     expect(String(rows[0]?.error)).toContain("the judge call failed");
   });
 
+  it("a sample the baseline has no answer for is an error row; the judge is not asked", async () => {
+    const made = await runEb(
+      [
+        ...["eval", "cases.jsonl", "-m", "down", "--judge", "score-judge"],
+        ...["--api-base", server.baseURL, "--out", "runs-down"],
+      ],
+      { cwd: root },
+    );
+    expect(made.code).toBe(1);
+    server.requests.length = 0;
+    const run = await pairwise(runsOf("runs-down"), good, "fair");
+    expect(run.report).toMatchObject({ errors: 6, pairs: 0, verdict: "inconclusive" });
+    expect(String(rowsOf(run.out)[0]?.error)).toContain("the baseline's sample 0 is an error row");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("an answer with no verdict is an error row that quotes it", async () => {
     const run = await pairwise(bad, good, "mute", ["--no-cache"]);
     expect(run.code).toBe(1);
@@ -353,6 +374,37 @@ describe("eb pairwise: resume and bad input", () => {
     expect(other.stderr).toContain("judge_model changed");
   });
 
+  it("an interrupted run keeps the pairs judged; --resume judges only the rest", async () => {
+    hangOn = "How many pages";
+    const out = path.join(root, "pairwise-interrupted");
+    const args = ["pairwise", bad, good, "--judge", "fair", "--api-base", server.baseURL];
+    const child = spawn(
+      process.execPath,
+      [CLI, ...args, "--out", out, "--flat-output", "--no-cache"],
+      {
+        cwd: root,
+        env: cleanEnv(),
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    await waitFor(() => existsSync(path.join(out, "rows.jsonl")) && rowsOf(out).length === 5);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain("--resume");
+    expect(rowsOf(out).map((row) => row.id)).not.toContain("pages");
+    hangOn = null;
+    server.requests.length = 0;
+    const resumed = await runEb([...args, "--no-cache", "--resume", out], { cwd: root });
+    expect(resumed.code).toBe(0);
+    expect(judgePrompts(server.requests)).toHaveLength(2);
+    const report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as object;
+    expect(report).toMatchObject({ wins: 6, interrupted: false, verdict: "pass" });
+  });
+
   it("no judge model is an input error", async () => {
     const result = await runEb(["pairwise", bad, good, "--api-base", server.baseURL], {
       cwd: root,
@@ -361,3 +413,11 @@ describe("eb pairwise: resume and bad input", () => {
     expect(result.stderr).toContain("pass --judge MODEL");
   });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
