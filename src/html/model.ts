@@ -3,6 +3,7 @@
  * script (client/, in the browser). Plain JSON: no Map, no Date, no undefined.
  */
 
+import type { PairwiseReport } from "../pairwise/report.js";
 import type { Breakdown, RunStats } from "../report/run-summary.js";
 import type { RunKind } from "../run/record.js";
 import type { StratumDelta, Verdict } from "../stats/compare.js";
@@ -99,8 +100,32 @@ export interface RunView {
   graders: { name: string; failures: number }[];
   /** Why the messages are missing, when they are. */
   messagesNote: string | null;
+  /** A pairwise run's figures, from its report.json; null for other runs (or none readable). */
+  pairwise: PairwiseView | null;
   items: ItemView[];
 }
+
+/** What the page shows of a pairwise run: the figures `eb pairwise` prints. */
+export type PairwiseView = Pick<
+  PairwiseReport,
+  | "wins"
+  | "ties"
+  | "losses"
+  | "inconsistent"
+  | "errors"
+  | "pairs"
+  | "items"
+  | "net_win_rate"
+  | "ci_low"
+  | "ci_high"
+  | "level"
+  | "consistency"
+  | "position_bias"
+  | "margin"
+  | "verdict"
+  | "judge_model"
+  | "strata"
+>;
 
 /** How an item moved between the baseline and the candidate. */
 export type Change = "broke" | "fixed" | "changed" | "same" | "new" | "gone";

@@ -2,15 +2,10 @@ import { signed } from "../report/compare-text.js";
 import { cell } from "../report/summary-markdown.js";
 import type { ItemStats, PairStats, PairwiseReport } from "./report.js";
 import { MIN_CONSISTENCY } from "./stats.js";
+import { PAIR_VERDICT_TEXT } from "./verdict-text.js";
 
 /** Cases listed on the console; report.md lists every one. */
 const CASES_SHOWN = 20;
-
-export const PAIR_VERDICT_TEXT = {
-  pass: "PASS: the candidate's answers are not worse than the baseline's by more than the margin",
-  regression: "REGRESSION: the judge prefers the baseline's answers, beyond the margin",
-  inconclusive: "INCONCLUSIVE: this run cannot tell the candidate's answers from the baseline's",
-} as const;
 
 /** What `eb pairwise` prints: totals, interval, consistency, position bias, strata, cases, gate. */
 export function pairwiseText(r: PairwiseReport): string {

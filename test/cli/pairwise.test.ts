@@ -14,6 +14,7 @@ import {
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
 import { CLI, cleanEnv, deterministicYaml, runEb, writeFile } from "../helpers/project.js";
+import { ARTIFACTS, HAS_CHROMIUM, launchBrowser } from "../html/browser.js";
 
 /**
  * Two finished case runs of six cases (eb eval against a loopback target): "good" answers every
@@ -240,6 +241,29 @@ describe("eb pairwise: judges of known behaviour", () => {
     const run = await pairwise(good, good, "fair", ["--inconclusive", "pass"]);
     expect(run.report?.verdict).toBe("inconclusive");
     expect(run.code).toBe(0);
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)("eb pairwise: report.html", () => {
+  it("shows the net win rate, its interval, the verdict and the counts, per stratum too", async () => {
+    const run = await pairwise(bad, good, "fair");
+    const browser = await launchBrowser();
+    try {
+      const { page, requests, errors } = await browser.open(path.join(run.out, "report.html"));
+      const text = (selector: string) =>
+        page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent ?? ""));
+      expect(await text("[data-test='verdict']")).toEqual(["PASS"]);
+      expect(await text("[data-test='net-win-rate']")).toEqual(["+1.000"]);
+      expect((await text(".hero .ci"))[0]).toContain("95% CI [+0.081, +1.000] over 6 cases");
+      expect(await text(".stat .label")).toEqual(
+        expect.arrayContaining(["wins", "inconsistent", "consistency", "position bias"]),
+      );
+      expect(await text(".chart-row .name")).toEqual(["math", "trivia"]);
+      expect([...requests, ...errors]).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, "pairwise.png"), fullPage: true });
+    } finally {
+      await browser.close();
+    }
   });
 });
 
