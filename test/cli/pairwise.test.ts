@@ -285,6 +285,25 @@ describe("eb pairwise: criteria, output, cache and errors", () => {
     }
   });
 
+  it("--cases: a case with no judge grader is judged on the default criterion, with a warning that the file changed", async () => {
+    const plain = CASES.map(([id, stratum, question]) =>
+      JSON.stringify({
+        id,
+        stratum,
+        messages: [{ role: "user", content: question }],
+        graders: [{ type: "contains", all: ["42"] }],
+      }),
+    );
+    writeFile(root, "plain.jsonl", `${plain.join("\n")}\n`);
+    const run = await pairwise(bad, good, "fair", ["--no-cache", "--cases", "plain.jsonl"]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("the case file differs from the one the baseline ran");
+    expect(judgePrompts(server.requests)).toHaveLength(12);
+    for (const prompt of judgePrompts(server.requests)) {
+      expect(prompt).toContain("CRITERIA:\n- The answer does what the request asks");
+    }
+  });
+
   it("--json prints the documented field names", async () => {
     const run = await pairwise(bad, good, "fair", ["--json"]);
     const json = JSON.parse(run.stdout) as Record<string, unknown>;
@@ -427,6 +446,31 @@ describe("eb pairwise: resume and bad input", () => {
     expect(judgePrompts(server.requests)).toHaveLength(2);
     const report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as object;
     expect(report).toMatchObject({ wins: 6, interrupted: false, verdict: "pass" });
+  });
+
+  it("a case file that cannot be found is an input error naming --cases", async () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), "eb-pairwise-moved-"));
+    try {
+      writeFile(elsewhere, ".eval-banana/config.toml", "");
+      writeFile(elsewhere, "moved.jsonl", caseFile);
+      const args = ["eval", "moved.jsonl", "-m", "good", "--judge", "score-judge"];
+      const made = await runEb([...args, "--api-base", server.baseURL, "--out", "runs"], {
+        cwd: elsewhere,
+      });
+      expect(made.code).toBe(0);
+      rmSync(path.join(elsewhere, "moved.jsonl"));
+      const [name] = readdirSync(path.join(elsewhere, "runs"));
+      const runDir = path.join(elsewhere, "runs", name!);
+      const result = await runEb(
+        ["pairwise", runDir, runDir, "--judge", "fair", "--api-base", server.baseURL],
+        { cwd: elsewhere },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("case file moved.jsonl is in none of");
+      expect(result.stderr).toContain("--cases FILE");
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("no judge model is an input error", async () => {
