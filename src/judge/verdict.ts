@@ -420,7 +420,8 @@ class FrameStack {
   depth = 0;
   private starts = new Int32Array(64);
   private objects = new Uint8Array(64);
-  private scores = new Int32Array(64);
+  /** Where the deciding key's value ("score", "winner") starts, per open object. */
+  private values = new Int32Array(64);
   private reasons = new Int32Array(64);
   // Escaped verdicts are rare, so they live in maps keyed by depth rather than in columns.
   private readonly own = new Map<number, Embedded>();
@@ -439,7 +440,7 @@ class FrameStack {
     const d = this.depth++;
     this.starts[d] = start;
     this.objects[d] = isObject ? 1 : 0;
-    this.scores[d] = -1;
+    this.values[d] = -1;
     this.reasons[d] = -1;
   }
 
@@ -475,11 +476,11 @@ class FrameStack {
   }
 
   noteKey(kind: number, at: number): void {
-    (kind === KEY_VALUE ? this.scores : this.reasons)[this.depth - 1] = at;
+    (kind === KEY_VALUE ? this.values : this.reasons)[this.depth - 1] = at;
   }
 
   topKeyAt(kind: number): number {
-    return (kind === KEY_VALUE ? this.scores : this.reasons)[this.depth - 1]!;
+    return (kind === KEY_VALUE ? this.values : this.reasons)[this.depth - 1]!;
   }
 
   setOwnEmbedded(embedded: Embedded): void {
@@ -493,7 +494,7 @@ class FrameStack {
   private allocate(size: number): void {
     this.starts = new Int32Array(size);
     this.objects = new Uint8Array(size);
-    this.scores = new Int32Array(size);
+    this.values = new Int32Array(size);
     this.reasons = new Int32Array(size);
   }
 
@@ -501,7 +502,7 @@ class FrameStack {
     const size = this.starts.length * 2;
     this.starts = resized(this.starts, new Int32Array(size));
     this.objects = resized(this.objects, new Uint8Array(size));
-    this.scores = resized(this.scores, new Int32Array(size));
+    this.values = resized(this.values, new Int32Array(size));
     this.reasons = resized(this.reasons, new Int32Array(size));
   }
 }
