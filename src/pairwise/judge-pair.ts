@@ -48,28 +48,35 @@ export async function judgePair(
 ): Promise<PairwiseRow> {
   const started = performance.now();
   const texts = textsOf(item.answers.get(sample)!);
+  // No answer to show: neither order is asked.
   if (typeof texts === "string")
-    return rowOf(item, sample, model, [noCall(texts), noCall(texts)], 0);
+    return rowOf(item, sample, model, [NOT_ASKED, NOT_ASKED], texts, 0);
   const [baseFirst, candFirst] = pairPrompts(item, texts.base, texts.cand);
   const judged = await Promise.all([judgeOnce(judge, baseFirst), judgeOnce(judge, candFirst)]);
-  return rowOf(item, sample, model, judged, Math.round(performance.now() - started));
+  const ms = Math.round(performance.now() - started);
+  return rowOf(item, sample, model, judged, orderErrors(judged), ms);
 }
 
 /** Both runs' answers, or why one has none to show. */
-function textsOf(answers: { base: Answer; cand: Answer }): { base: string; cand: string } | string {
+export function textsOf(answers: {
+  base: Answer;
+  cand: Answer;
+}): { base: string; cand: string } | string {
   if ("missing" in answers.base) return `the baseline's ${answers.base.missing}`;
   if ("missing" in answers.cand) return `the candidate's ${answers.cand.missing}`;
   return { base: answers.base.text, cand: answers.cand.text };
 }
 
-function noCall(why: string): Judged {
-  return {
-    verdict: { winner: null, reason: null },
-    error: why,
-    cached: false,
-    promptTokens: null,
-    completionTokens: null,
-  };
+const NOT_ASKED: Judged = {
+  verdict: { winner: null, reason: null },
+  error: null,
+  cached: false,
+  promptTokens: null,
+  completionTokens: null,
+};
+
+function noVerdict(why: string): Judged {
+  return { ...NOT_ASKED, error: why };
 }
 
 async function judgeOnce(judge: JudgeFn, prompt: string): Promise<Judged> {
@@ -78,7 +85,7 @@ async function judgeOnce(judge: JudgeFn, prompt: string): Promise<Judged> {
     reply = await judge(prompt);
   } catch (error) {
     if (error instanceof RunStoppedError) throw error;
-    return noCall(
+    return noVerdict(
       `the judge call failed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
@@ -91,23 +98,29 @@ async function judgeOnce(judge: JudgeFn, prompt: string): Promise<Judged> {
   };
   if (found === null) {
     const why = `judge gave no verdict (no JSON {"winner": "A", "B" or "tie"}) in its answer ${quote(text)}`;
-    return { ...noCall(why), ...spent };
+    return { ...noVerdict(why), ...spent };
   }
   return { verdict: found, error: null, ...spent };
 }
 
+/** Why an order has no verdict, each order named; null when both have one. */
+function orderErrors([baseFirst, candFirst]: readonly [Judged, Judged]): string | null {
+  const errors = [
+    baseFirst.error && `baseline first: ${baseFirst.error}`,
+    candFirst.error && `candidate first: ${candFirst.error}`,
+  ].filter((e): e is string => typeof e === "string");
+  return errors.length === 0 ? null : errors.join("; ");
+}
+
+/** The row of a pair; `error` says why it has no outcome, null when both orders gave one. */
 function rowOf(
   item: PairItem,
   sample: number,
   model: string,
   [baseFirst, candFirst]: readonly [Judged, Judged],
+  error: string | null,
   ms: number,
 ): PairwiseRow {
-  const errors = [
-    baseFirst.error && `baseline first: ${baseFirst.error}`,
-    candFirst.error && `candidate first: ${candFirst.error}`,
-  ].filter((e): e is string => typeof e === "string");
-  const error = errors.length === 0 ? null : [...new Set(errors)].join("; ");
   const judged =
     error === null
       ? judgedBoth(baseFirst.verdict, candFirst.verdict)

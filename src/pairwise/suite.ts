@@ -7,7 +7,7 @@ import { redactUrl } from "../model/redact.js";
 import { isoUtc } from "../run/provenance.js";
 import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../run/record.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
-import { judgePair, pairPrompts } from "./judge-pair.js";
+import { judgePair, pairPrompts, textsOf } from "./judge-pair.js";
 import type { PairInputs, PairItem } from "./pairs.js";
 import type { PairwiseReport } from "./report.js";
 import { itemStats, type JudgedPair, pairStats, pairVerdict, strataStats } from "./stats.js";
@@ -125,12 +125,13 @@ function judgedOf(row: PairwiseRow): JudgedPair {
  * tokens out, nothing for a call the cache answers.
  */
 async function pairCost(plan: PairwisePlan, item: PairItem, sample: number): Promise<number> {
-  const answers = item.answers.get(sample)!;
-  if ("missing" in answers.base || "missing" in answers.cand) return 0;
+  const texts = textsOf(item.answers.get(sample)!);
+  // No answer to show: nothing is called.
+  if (typeof texts === "string") return 0;
   const { cachedAnswer } = await import("../model/chat.js");
   const { cached } = plan.endpoint;
   const calls = await Promise.all(
-    pairPrompts(item, answers.base.text, answers.cand.text).map(async (prompt) => {
+    pairPrompts(item, texts.base, texts.cand).map(async (prompt) => {
       const request = {
         model: plan.judgeModel,
         messages: [{ role: "user" as const, content: prompt }],

@@ -361,7 +361,9 @@ describe("eb pairwise: criteria, output, cache and errors", () => {
     server.requests.length = 0;
     const run = await pairwise(runsOf("runs-down"), good, "fair");
     expect(run.report).toMatchObject({ errors: 6, pairs: 0, verdict: "inconclusive" });
-    expect(String(rowsOf(run.out)[0]?.error)).toContain("the baseline's sample 0 is an error row");
+    const [row] = rowsOf(run.out);
+    expect(String(row?.error)).toMatch(/^the baseline's sample 0 is an error row \(.+\)$/);
+    expect(row).toMatchObject({ status: "error", baseline_first: { winner: null } });
     expect(server.requests).toHaveLength(0);
   });
 
