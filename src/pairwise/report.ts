@@ -57,6 +57,13 @@ export const pairwiseReportSchema = z
     completed_at: z.string(),
     duration_ms: z.number().min(0),
     interrupted: z.boolean(),
+    budget: z
+      .strictObject({ max_cost: z.number(), spent: z.number() })
+      .nullable()
+      .describe("--max-cost and what the run spent (estimated from [pricing]); null: no cap."),
+    budget_exceeded: z
+      .boolean()
+      .describe("Pairs were left unjudged by --max-cost (--resume with a higher cap judges them)."),
     ...pairStatsShape,
     level: z.number().describe("The level of the intervals."),
     margin: z.number().describe("--margin: the largest net loss still accepted."),
@@ -64,7 +71,8 @@ export const pairwiseReportSchema = z
       .enum(["pass", "regression", "inconclusive"])
       .describe(
         "pass: ci_low > −margin; regression: ci_high < −margin; else inconclusive — and always " +
-          "inconclusive when consistency < 0.5, and not pass while a pair is an error.",
+          "inconclusive when consistency < 0.5, and not pass while a pair is an error or unjudged " +
+          "(interrupted, budget_exceeded).",
       ),
     strata: z.array(z.strictObject({ stratum: z.string(), ...pairStatsShape })),
     cases: z.array(itemSchema).describe("Each case's counts, in case file order."),

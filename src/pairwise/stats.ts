@@ -96,14 +96,15 @@ export function netWinInterval(
  * The gate, as eb compare's on the net win rate: pass when its lower bound is above −margin,
  * regression when its upper bound is below −margin, else inconclusive. Always inconclusive when
  * fewer than half the pairs are consistent (a judge that mostly follows position says nothing
- * about the answers), and a pass with pairs left unjudged (errors) is not one yet.
+ * about the answers), and no pass while pairs are left unjudged: errors, or pairs a run that did
+ * not finish (`complete` false: interrupted, or stopped by --max-cost) never got to.
  */
-export function pairVerdict(stats: PairStats, margin: number): PairVerdictName {
+export function pairVerdict(stats: PairStats, margin: number, complete = true): PairVerdictName {
   const { ci_low: low, ci_high: high, consistency } = stats;
   if (low === null || high === null || consistency === null) return "inconclusive";
   if (consistency < MIN_CONSISTENCY) return "inconclusive";
   if (high < -margin) return "regression";
-  if (low > -margin && stats.errors === 0) return "pass";
+  if (low > -margin && stats.errors === 0 && complete) return "pass";
   return "inconclusive";
 }
 

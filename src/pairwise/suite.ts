@@ -185,7 +185,9 @@ function pairwiseReport(
 ): PairwiseReport {
   const { inputs } = plan;
   const stats = pairStats(pairs, LEVEL);
-  const verdict = context.interrupted ? "inconclusive" : pairVerdict(stats, plan.margin);
+  const { budget } = plan.endpoint;
+  const budgetExceeded = budget?.exceeded ?? false;
+  const verdict = pairVerdict(stats, plan.margin, !context.interrupted && !budgetExceeded);
   const order = new Map(inputs.items.map((item, i) => [item.id, i]));
   const cases = itemStats(pairs).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   return {
@@ -205,6 +207,8 @@ function pairwiseReport(
     completed_at: isoUtc(context.completedAt),
     duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
     interrupted: context.interrupted,
+    budget: budget && { max_cost: budget.maxCost, spent: budget.spentSoFar },
+    budget_exceeded: budgetExceeded,
     ...stats,
     level: LEVEL,
     margin: plan.margin,

@@ -68,7 +68,15 @@ function whyInconclusive(r: PairwiseReport): string[] {
       `fewer than half the pairs got the same verdict in both orders: the judge follows the answers' positions more than their content, so its verdicts say nothing`,
     ];
   }
-  if (r.errors > 0) return [`${r.errors} pairs have no verdict: judge them (run again) first`];
+  if (r.errors > 0) {
+    return [
+      `${r.errors} pairs have no verdict: run eb pairwise again (the cache answers the pairs already judged)`,
+    ];
+  }
+  if (r.interrupted) return ["the run was interrupted: finish it with --resume RUN"];
+  if (r.budget_exceeded) {
+    return ["--max-cost left pairs unjudged: --resume RUN with a higher --max-cost judges them"];
+  }
   return [`the interval holds both a gain and a loss of more than the margin: judge more cases`];
 }
 
@@ -87,6 +95,7 @@ export function pairwiseMarkdown(r: PairwiseReport): string {
     `| Criteria | ${cell(r.criteria ?? "each case's judge graders")} |`,
     `| Verdict | ${r.verdict} (margin ${r.margin}) |`,
     ...(r.interrupted ? ["| Interrupted | yes: some pairs were not judged |"] : []),
+    ...(r.budget_exceeded ? ["| Budget exceeded | yes: some pairs were not judged |"] : []),
     `| Duration | ${(r.duration_ms / 1000).toFixed(2)} s |`,
     "",
     "| Net win rate | CI | Wins | Ties | Losses | Inconsistent | Errors | Consistency | Position bias |",

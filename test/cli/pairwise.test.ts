@@ -103,7 +103,13 @@ function runsOf(output: string): string {
 beforeAll(async () => {
   server = await startLoopbackServer(script);
   root = mkdtempSync(path.join(os.tmpdir(), "eb-pairwise-"));
-  writeFile(root, ".eval-banana/config.toml", "");
+  // A price for the fair judge, for --max-cost, on output tokens only: a pair is estimated at
+  // 2 × 200 tokens ($0.40) whatever its prompts, and a loopback call (7 tokens out) costs $0.007.
+  writeFile(
+    root,
+    ".eval-banana/config.toml",
+    '[pricing."fair"]\ninput_per_mtok = 0.0\noutput_per_mtok = 1000.0\n',
+  );
   writeFile(root, "cases.jsonl", caseFile);
   for (const model of ["good", "bad"]) {
     const result = await runEb(
@@ -365,6 +371,27 @@ describe("eb pairwise: criteria, output, cache and errors", () => {
     expect(String(row?.error)).toMatch(/^the baseline's sample 0 is an error row \(.+\)$/);
     expect(row).toMatchObject({ status: "error", baseline_first: { winner: null } });
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("--max-cost stops judging; the gate does not pass; --resume with a higher cap finishes", async () => {
+    // One pair at a time: the fifth would bring the spend ($0.014 a pair) plus its estimate
+    // past $0.45.
+    const capped = ["--no-cache", "--workers", "1", "--max-cost", "0.45"];
+    const run = await pairwise(bad, good, "fair", capped);
+    expect(run.code).toBe(1);
+    expect(run.report).toMatchObject({
+      budget_exceeded: true,
+      budget: { max_cost: 0.45, spent: expect.closeTo(0.056, 6) },
+      verdict: "inconclusive",
+    });
+    expect(rowsOf(run.out)).toHaveLength(4);
+    expect(run.stdout).toContain("--max-cost left pairs unjudged");
+    const args = ["pairwise", bad, good, "--judge", "fair", "--api-base", server.baseURL];
+    const more = ["--no-cache", "--max-cost", "100", "--resume", run.out];
+    const resumed = await runEb([...args, ...more], { cwd: root });
+    expect(resumed.code).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(run.out, "report.json"), "utf8")) as object;
+    expect(report).toMatchObject({ wins: 6, budget_exceeded: false, verdict: "pass" });
   });
 
   it("an answer with no verdict is an error row that quotes it", async () => {
