@@ -113,5 +113,9 @@ describe("the gate", () => {
   it("not a pass while a pair has no verdict; no pair at all is inconclusive", () => {
     expect(pairVerdict(pairStats([...wins(8), pair("e", null)], 0.95), 0.02)).toBe("inconclusive");
     expect(pairVerdict(pairStats([pair("e", null)], 0.95), 0.02)).toBe("inconclusive");
+    // Nor while a run that did not finish (interrupted, --max-cost) left pairs unjudged; a
+    // regression it found stands.
+    expect(pairVerdict(pairStats(wins(8), 0.95), 0.02, false)).toBe("inconclusive");
+    expect(pairVerdict(pairStats(losses(8), 0.95), 0.02, false)).toBe("regression");
   });
 });
