@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { budgetSchema } from "../cases/report.js";
 
 const count = z.number().int().min(0);
 const share = z.number().min(0).max(1).nullable();
@@ -57,10 +58,7 @@ export const pairwiseReportSchema = z
     completed_at: z.string(),
     duration_ms: z.number().min(0),
     interrupted: z.boolean(),
-    budget: z
-      .strictObject({ max_cost: z.number(), spent: z.number() })
-      .nullable()
-      .describe("--max-cost and what the run spent (estimated from [pricing]); null: no cap."),
+    budget: budgetSchema,
     budget_exceeded: z
       .boolean()
       .describe("Pairs were left unjudged by --max-cost (--resume with a higher cap judges them)."),
