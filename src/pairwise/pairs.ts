@@ -93,7 +93,8 @@ export async function readPairs(
 }
 
 async function caseRun(location: string): Promise<CaseRun> {
-  const file = await rowsFile(location);
+  // Absolute: the manifest names the runs, and --resume from another folder must match them.
+  const file = path.resolve(await rowsFile(location));
   const manifest = parseManifest(readManifest(file));
   if (manifest === null || manifest.kind !== "cases") {
     const what = manifest === null ? "no run eb wrote" : `a run of ${COMMAND_OF[manifest.kind]}`;
