@@ -22,12 +22,19 @@ export type {
   GraderOutcome,
   GraderResult,
 } from "./graders/types.js";
-export { extractVerdict, type Verdict } from "./judge/verdict.js";
+export {
+  extractVerdict,
+  extractWinner,
+  type Verdict,
+  type Winner,
+  type WinnerVerdict,
+} from "./judge/verdict.js";
 export { type MergedRun, type MergeOptions, mergeRuns } from "./report/merge-runs.js";
 export type {
   CaseRow,
   CheckRow,
   Manifest,
+  PairwiseRow,
   Row,
   Status,
   StoredRow,

@@ -306,7 +306,14 @@ function compileGrader(
     }
     return undefined;
   }
-  return { type, name: name ?? type, usesJudge: grader.usesJudge, grade: compiled.grade };
+  const { grade, criteria } = compiled;
+  return {
+    type,
+    name: name ?? type,
+    usesJudge: grader.usesJudge,
+    grade,
+    ...(criteria ? { criteria } : {}),
+  };
 }
 
 function graderIssueText(issue: z.core.$ZodIssue, fields: unknown): string {

@@ -98,25 +98,8 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const loaded = await loadCases(casesFile);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const model = request.target.kind === "model" ? request.target.model : undefined;
-  const access = endpointAccess(options, settings, model, judgeModel);
-  const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? null);
-  const cache = createCache(settings.cacheDir, scrubber);
-  const limiters = limitersOf(settings);
-  const budget = budgetOf(settings, config.pricing, [model ?? null, judgeModel]);
-  const cached = access === null || options.cache === false ? null : cache;
-  const chat =
-    access === null
-      ? null
-      : stopOnRefusal(
-          meteredBy(budget, config, await chatTarget(settings, access.key, cached, limiters)),
-          refusalAdvice(access, settings.apiBase),
-        );
-  const race = interrupter(signal);
-  const judgeVersions = new Set<string>();
-  const judge =
-    chat && judgeModel
-      ? makeJudge(racing(recording(chat, judgeVersions), race), settings, judgeModel, signal)
-      : null;
+  const endpoint = await openEndpoint(options, { settings, config }, { model, judgeModel }, signal);
+  const { scrubber, cache, cached, limiters, budget, chat, race, judge, judgeVersions } = endpoint;
   const built = await buildTarget(request, { chat, cache, settings, cwd, options });
   return {
     config,
@@ -141,14 +124,74 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     lanes: settings.workers ?? (model === undefined ? COMMAND_WORKERS : settings.maxWorkers),
     lookup: cached === null ? null : await cacheLookup(cached, settings.apiBase),
     budget,
-    batch: batchOf(options, settings, built.info, access),
+    batch: batchOf(options, settings, built.info, endpoint.access),
   };
+}
+
+/** What calls the endpoint need beyond the settings: the key and whether the cache is read. */
+export type EndpointOptions = Pick<RunCasesOptions, "apiKey" | "cache" | "env">;
+
+/** How a run calls the endpoint: the same for `eb eval` and `eb pairwise`. */
+export interface Endpoint {
+  access: EndpointAccess | null;
+  /** The API key, URL credentials and key-like variables: never written anywhere. */
+  scrubber: Scrubber;
+  cache: RunCache;
+  /** The cache the calls read and write; null under --no-cache or when nothing is called. */
+  cached: RunCache | null;
+  limiters: Limiters;
+  budget: Budget | null;
+  /**
+   * Chat calls through the cache, the adaptive limit per model and the budget; a refused key
+   * stops the run. Null when nothing calls the endpoint (a command target without judge).
+   */
+  chat: ChatTarget | null;
+  /** Settles a call at once as an error when the run is interrupted. */
+  race: Race;
+  /** The judge (temperature 0, cached), or null without a judge model. */
+  judge: JudgeFn | null;
+  /** The judge model's version strings, as its answers name them. */
+  judgeVersions: Set<string>;
+}
+
+/**
+ * The endpoint for a run that calls `model` (the target, if a model) and `judgeModel` (if any):
+ * the API key from the environment, the scrubber, cache, limiters and budget. Throws
+ * InputError (no key for api.openai.com, a model without a price under --max-cost); calls
+ * nothing.
+ */
+export async function openEndpoint(
+  options: EndpointOptions,
+  { settings, config }: { settings: EvalConfig; config: Config },
+  { model, judgeModel }: { model: string | undefined; judgeModel: string | null },
+  signal: AbortSignal,
+): Promise<Endpoint> {
+  const access = endpointAccess(options, settings, model, judgeModel);
+  const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? null);
+  const cache = createCache(settings.cacheDir, scrubber);
+  const limiters = limitersOf(settings);
+  const budget = budgetOf(settings, config.pricing, [model ?? null, judgeModel]);
+  const cached = access === null || options.cache === false ? null : cache;
+  const chat =
+    access === null
+      ? null
+      : stopOnRefusal(
+          meteredBy(budget, config, await chatTarget(settings, access.key, cached, limiters)),
+          refusalAdvice(access, settings.apiBase),
+        );
+  const race = interrupter(signal);
+  const judgeVersions = new Set<string>();
+  const judge =
+    chat && judgeModel
+      ? makeJudge(racing(recording(chat, judgeVersions), race), settings, judgeModel, signal)
+      : null;
+  return { access, scrubber, cache, cached, limiters, budget, chat, race, judge, judgeVersions };
 }
 
 /**
  * `--batch`, or a resumed run that recorded batches of either round (resumed without the flag,
- * it would pay for their answers again). Answers reach the run through the cache, and a batch is sent at once, so
- * neither --no-cache nor --max-cost (which meters calls one by one) fits with it.
+ * it would pay for their answers again). Answers reach the run through the cache, and a batch
+ * is sent at once, so neither --no-cache nor --max-cost (which meters calls one by one) fits with it.
  */
 function batchOf(
   options: RunCasesOptions,
@@ -272,7 +315,7 @@ function endpointOf(target: TargetInfo, configured: string): string {
   return target.api_base;
 }
 
-function caseScrubber(options: RunCasesOptions, apiBase: string, apiKey: string | null): Scrubber {
+function caseScrubber(options: EndpointOptions, apiBase: string, apiKey: string | null): Scrubber {
   const env = environmentOf(options);
   return createScrubber([
     apiKey,
@@ -362,7 +405,7 @@ interface EndpointAccess {
  * key, or with none for a local endpoint (Ollama, vLLM, a proxy) when no key is set.
  */
 function endpointAccess(
-  options: RunCasesOptions,
+  options: EndpointOptions,
   settings: EvalConfig,
   model: string | undefined,
   judge: string | null,

@@ -27,6 +27,12 @@ const itemSummarySchema = z.strictObject({
 });
 export type ItemSummary = z.output<typeof itemSummarySchema>;
 
+/** `--max-cost` and the spend, in the report of every run that calls models. */
+export const budgetSchema = z
+  .strictObject({ max_cost: z.number(), spent: z.number() })
+  .nullable()
+  .describe("--max-cost and what the run spent (estimated from [pricing]); null: no cap.");
+
 /** `report.json` of `eb eval`. */
 export const caseReportSchema = z
   .strictObject({
@@ -61,10 +67,7 @@ export const caseReportSchema = z
       .describe(
         "Calls in flight to each model over the run's last attempt; null for a merged run.",
       ),
-    budget: z
-      .strictObject({ max_cost: z.number(), spent: z.number() })
-      .nullable()
-      .describe("--max-cost and what the run spent (estimated from [pricing]); null: no cap."),
+    budget: budgetSchema,
     budget_exceeded: z
       .boolean()
       .describe(

@@ -12,6 +12,8 @@ import type { Case } from "./schema.js";
 export interface JudgeReply {
   text: string;
   usage?: Usage;
+  /** The cache answered (no call was made). */
+  cached?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export function makeJudge(
   return async (prompt, sample) => {
     const request = judgeRequest(settings, judgeModel, prompt);
     const result = await target.complete(request, sample, signal);
-    return { text: result.text, usage: result.usage };
+    return { text: result.text, usage: result.usage, cached: result.cached };
   };
 }
 

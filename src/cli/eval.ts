@@ -182,7 +182,8 @@ function pinBaseline(argv: readonly string[], location: string): string[] {
   });
 }
 
-function configOptions(flags: EvalFlags): LoadConfigOptions {
+/** The config search and setting flags of a command that writes a run folder (--out, --output-dir). */
+export function configOptions(flags: EvalFlags): LoadConfigOptions {
   if (flags.out !== undefined && flags.outputDir !== undefined && flags.out !== flags.outputDir) {
     throw new InputError("--out is another name for --output-dir: pass one of them");
   }

@@ -18,6 +18,7 @@ import {
   RUN_SETTINGS,
 } from "./options.js";
 import { printError } from "./output.js";
+import type { PairwiseFlags } from "./pairwise.js";
 import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
 
@@ -437,6 +438,99 @@ program
   .addHelpText("after", GITHUB_HELP)
   .action(async (baseline: string, candidate: string, flags: CompareFlags) => {
     process.exitCode = await (await import("./compare.js")).compareCommand(
+      baseline,
+      candidate,
+      flags,
+    );
+  });
+
+/** eb eval's settings but its own gate's and the shard: a pairwise run judges every pair. */
+const PAIRWISE_SETTINGS = EVAL_SETTINGS.filter(
+  (id) => id !== "eval.pass_threshold" && id !== "core.shard",
+);
+
+const PAIRWISE_HELP = `
+Pairs: every case and sample both runs answered. The judge sees the case's request (its last
+message) and the two answers, answer A before answer B, and ends its answer with
+{"winner": "A" | "B" | "tie", "reason": "..."} (the last valid one counts). The criteria are the
+case's judge graders' (a case with none: "does what the request asks"), or --criteria for every
+case. A pair is judged in both orders, the baseline's answer first and then the candidate's:
+  win / loss      both orders chose the candidate's answer / the baseline's
+  tie             both orders said tie
+  inconsistent    the orders disagree (the judge followed the position, not the answer); it
+                  counts as a tie in the net win rate, and is reported
+  error           a call failed, the judge gave no verdict, or a run has no answer (an error
+                  row): left out of the statistics, and the gate cannot pass while one is left
+Both orders are what exposes a judge that follows position: one that always picks the first
+answer gets every pair inconsistent, and claims no win.
+
+Output: wins, ties, losses, inconsistent per case and in total; the candidate's net win rate,
+(wins - losses) / pairs per case averaged over cases, with a 95% interval (the pass-rate
+interval of eb report, Clopper-Pearson on the effective number of trials, on (1 + net) / 2,
+mapped back to [-1, 1]); swap consistency (consistent pairs / pairs); position bias (of the
+verdicts that name a winner, the share naming the answer shown first: 0.5 is none); the same
+per stratum. The run folder (<output-dir>/<run_id>/, or --out) holds rows.jsonl (one row per
+pair: both orders' verdicts), report.json, report.md and report.html.
+
+Gate (as eb compare's, on the net win rate): pass when its lower bound is above -margin,
+regression when its upper bound is below -margin, else inconclusive; always inconclusive when
+fewer than half of the pairs are consistent. Judge calls share the endpoint (--api-base, the
+API key from EVAL_BANANA_API_KEY or OPENAI_API_KEY), the cache (an unchanged pair is not asked
+again), the concurrency and --max-cost of eb eval.
+
+Exit codes: 0 pass (or inconclusive with --inconclusive pass); 1 regression or inconclusive;
+2 bad input (a run that is not a case run, runs with no case in common, no --judge, a case file
+not found) or a refused API key; 130 interrupted (finish with --resume RUN).
+
+Examples:
+  eb pairwise latest~1 latest --judge gpt-4.1
+  eb pairwise runs/base runs/cand --judge gpt-4.1 --criteria "Correct and concise" --json
+`;
+
+addSettingOptions(
+  addNoProjectConfig(
+    program
+      .command("pairwise")
+      .summary("judge two case runs' answers side by side, in both orders, and gate")
+      .description(
+        "Judge the answers of two finished case runs (eb eval) pair by pair: for every case " +
+          "and sample both have, a judge model picks the better answer, once with each answer " +
+          "first. Writes a run folder; gated like eb compare on the candidate's net win rate.",
+      )
+      .argument("<baseline>", "baseline case run folder or rows file (or latest~1, …)")
+      .argument("<candidate>", "candidate case run folder or rows file (or latest)")
+      .option(
+        "--criteria <TEXT>",
+        "what the judge decides on, for every case (default: each case's judge graders' criteria)",
+      )
+      .option("--cases <FILE>", "the case file (default: the baseline run's, as it recorded it)")
+      .option("--margin <NUM>", "largest net loss still accepted", "0.02")
+      .addOption(
+        new Option(
+          "--inconclusive <WHAT>",
+          "exit code of an inconclusive gate: fail (1) or pass (0)",
+        )
+          .choices(["fail", "pass"])
+          .default("fail"),
+      )
+      .option(
+        "--json",
+        "print {wins, ties, losses, inconsistent, errors, pairs, net_win_rate, ci_low, ci_high, consistency, position_bias, verdict, ...}",
+      )
+      .option("--no-cache", "neither read nor write the cache")
+      .option("--out <DIR>", "same as --output-dir")
+      .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
+      .option(
+        "--resume <RUN>",
+        "finish an interrupted pairwise run folder: only its missing pairs are judged (the same runs, judge and criteria)",
+      )
+      .option("--cwd <PATH>", "working directory: config search, latest and the case file", "."),
+  ),
+  PAIRWISE_SETTINGS,
+)
+  .addHelpText("after", PAIRWISE_HELP)
+  .action(async (baseline: string, candidate: string, flags: PairwiseFlags) => {
+    process.exitCode = await (await import("./pairwise.js")).pairwiseCommand(
       baseline,
       candidate,
       flags,

@@ -3,7 +3,11 @@ import { head } from "../report/reason.js";
 import type { GraderContext, GraderDefinition, GraderOutcome, GraderResult } from "./types.js";
 
 export type Compiled =
-  | { ok: true; grade: (output: string, ctx: GraderContext) => Promise<GraderOutcome> }
+  | {
+      ok: true;
+      grade: (output: string, ctx: GraderContext) => Promise<GraderOutcome>;
+      criteria?: readonly string[];
+    }
   | { ok: false; issues: readonly z.core.$ZodIssue[] };
 
 /** A grader type with its spec type erased, so differently typed graders share one registry. */
@@ -28,6 +32,7 @@ export function defineGrader<S>(def: GraderDefinition<S>): Grader {
       return {
         ok: true,
         grade: async (output, ctx) => outcome(await def.grade(output, spec, ctx)),
+        ...(def.criteria ? { criteria: def.criteria(spec) } : {}),
       };
     },
   };

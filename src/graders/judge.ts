@@ -12,6 +12,7 @@ export const judge = defineGrader({
   describe: '{"criteria": ["<criterion>", ...]}',
   schema: z.strictObject({ criteria: z.array(z.string().trim().min(1)).min(1) }),
   usesJudge: true,
+  criteria: (spec) => spec.criteria,
   async grade(output, spec, ctx) {
     const ask = ctx.judge;
     if (ask === null) throw new Error("no judge model is configured");

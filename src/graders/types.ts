@@ -37,6 +37,8 @@ export interface GraderDefinition<S> {
   schema: z.ZodType<S>;
   /** Set when grading calls `ctx.judge`, so a run can refuse to start without a judge model. */
   usesJudge?: boolean;
+  /** A judge grader's criteria: what eb pairwise asks a judge to compare answers on. */
+  criteria?(spec: S): readonly string[];
   grade(output: string, spec: S, ctx: GraderContext): GraderResult | Promise<GraderResult>;
 }
 
@@ -46,5 +48,7 @@ export interface GraderSpec {
   /** Unique within the case; the key of the row's marks. Defaults to the type. */
   name: string;
   usesJudge: boolean;
+  /** A judge grader's criteria; absent for every other grader. */
+  criteria?: readonly string[];
   grade(output: string, ctx: GraderContext): Promise<GraderOutcome>;
 }

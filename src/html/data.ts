@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { caseFileCandidates, loadCases } from "../cases/load.js";
 import { safeStem, sampleStem } from "../checks/stem.js";
+import { pairwiseReportSchema } from "../pairwise/report.js";
 import { lastCodePoints } from "../process/tail.js";
 import { coverageOf, isIncomplete, notRunLine } from "../report/coverage.js";
 import { readRows, rowsFile } from "../report/read-rows.js";
@@ -19,6 +20,7 @@ import type {
   ManifestView,
   Mark,
   Message,
+  PairwiseView,
   RunView,
   SampleView,
 } from "./model.js";
@@ -97,6 +99,7 @@ export async function runView(location: string, options: RunViewOptions): Promis
     graders: summary.graders,
     judges: summary.judges.map((j) => `judge ${j.grader}: ${judgeNoiseText(j)}`),
     messagesNote: kind === "cases" ? messages.note : null,
+    pairwise: kind === "pairwise" ? await pairwiseView(runDir) : null,
     items,
   };
 }
@@ -300,4 +303,25 @@ async function readRange(file: string, position: number, length: number): Promis
   } finally {
     await handle.close();
   }
+}
+
+/** A pairwise run's figures from its report.json; null when there is none to trust. */
+async function pairwiseView(runDir: string): Promise<PairwiseView | null> {
+  const value: unknown = await readFile(path.join(runDir, "report.json"), "utf8")
+    .then(JSON.parse)
+    .catch(() => null);
+  const parsed = pairwiseReportSchema.safeParse(value);
+  if (!parsed.success) return null;
+  const r = parsed.data;
+  const { wins, ties, losses, inconsistent, errors, pairs, items, level, margin, verdict } = r;
+  return {
+    ...{ wins, ties, losses, inconsistent, errors, pairs, items, level, margin, verdict },
+    net_win_rate: r.net_win_rate,
+    ci_low: r.ci_low,
+    ci_high: r.ci_high,
+    consistency: r.consistency,
+    position_bias: r.position_bias,
+    judge_model: r.judge_model,
+    strata: r.strata,
+  };
 }

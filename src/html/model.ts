@@ -3,7 +3,9 @@
  * script (client/, in the browser). Plain JSON: no Map, no Date, no undefined.
  */
 
+import type { PairwiseReport } from "../pairwise/report.js";
 import type { Breakdown, RunStats } from "../report/run-summary.js";
+import type { RunKind } from "../run/record.js";
 import type { StratumDelta, Verdict } from "../stats/compare.js";
 
 /** A text cut to a bound: `total` is what the full text had (characters, or bytes of a file). */
@@ -84,7 +86,7 @@ export interface ManifestView {
 }
 
 export interface RunView {
-  kind: "checks" | "cases" | null;
+  kind: RunKind | null;
   /** The run folder or rows file as given. */
   location: string;
   manifest: ManifestView | null;
@@ -100,8 +102,32 @@ export interface RunView {
   judges: string[];
   /** Why the messages are missing, when they are. */
   messagesNote: string | null;
+  /** A pairwise run's figures, from its report.json; null for other runs (or none readable). */
+  pairwise: PairwiseView | null;
   items: ItemView[];
 }
+
+/** What the page shows of a pairwise run: the figures `eb pairwise` prints. */
+export type PairwiseView = Pick<
+  PairwiseReport,
+  | "wins"
+  | "ties"
+  | "losses"
+  | "inconsistent"
+  | "errors"
+  | "pairs"
+  | "items"
+  | "net_win_rate"
+  | "ci_low"
+  | "ci_high"
+  | "level"
+  | "consistency"
+  | "position_bias"
+  | "margin"
+  | "verdict"
+  | "judge_model"
+  | "strata"
+>;
 
 /** How an item moved between the baseline and the candidate. */
 export type Change = "broke" | "fixed" | "changed" | "same" | "new" | "gone";

@@ -17,6 +17,15 @@ export interface Verdict {
   reason: string | null;
 }
 
+/** A pairwise judge's verdict: which answer is better, A (shown first), B, or neither. */
+export interface WinnerVerdict {
+  winner: Winner;
+  reason: string | null;
+}
+
+export const WINNERS = ["A", "B", "tie"] as const;
+export type Winner = (typeof WINNERS)[number];
+
 export const NO_VERDICT_MESSAGE =
   'Harness judge output did not contain a valid JSON verdict with "score": 0 or 1.';
 
@@ -26,9 +35,44 @@ export const NO_VERDICT_MESSAGE =
  * around that string.
  */
 export function extractVerdict(text: string): Verdict | null {
+  const found = extractLast(text, SCORE);
+  return found && { score: found.value, reason: found.reason };
+}
+
+/**
+ * The last valid `{"winner": "A" | "B" | "tie", "reason": "..."}` in `text`, or null: the rules
+ * of extractVerdict, with "winner" in place of "score".
+ */
+export function extractWinner(text: string): WinnerVerdict | null {
+  const found = extractLast(text, WINNER);
+  return found && { winner: found.value, reason: found.reason };
+}
+
+/**
+ * What a verdict of one kind is: the key that decides it, and how its value is read at an
+ * offset (null: not a valid value, so the object is no verdict).
+ */
+interface VerdictShape<T> {
+  key: string;
+  read(text: string, at: number, string: StringAt): T | null;
+}
+
+/** The string value at an offset, decoded, or null when the value there is not a string. */
+type StringAt = (at: number) => string | null;
+
+/** A verdict's deciding value and its reason. */
+interface Found<T> {
+  value: T;
+  reason: string | null;
+}
+
+const SCORE: VerdictShape<0 | 1> = { key: "score", read: readScore };
+const WINNER: VerdictShape<Winner> = { key: "winner", read: readWinner };
+
+function extractLast<T>(text: string, shape: VerdictShape<T>): Found<T> | null {
   const scratch = acquireScratch(text.length);
   try {
-    return new VerdictScanner(text, scratch).run();
+    return new VerdictScanner(text, scratch, shape).run();
   } finally {
     scratchLevel--;
   }
@@ -64,18 +108,19 @@ const VALUE = 4;
 const COMMA_OR_CLOSE = 5;
 
 const KEY_OTHER = 0;
-const KEY_SCORE = 1;
+/** The key that decides the verdict: "score", or "winner". */
+const KEY_VALUE = 1;
 const KEY_REASON = 2;
 
 /** Memo cells: see Scratch.memo. */
 const UNKNOWN = 0;
 const FAILED = -1;
 
-/** Keys longer than this cannot decode to "score" or "reason", however they are escaped. */
+/** Keys longer than this cannot decode to a verdict's keys, however they are escaped. */
 const MAX_ESCAPED_KEY = 64;
 
 interface Embedded {
-  verdict: Verdict;
+  verdict: Found<unknown>;
   /** Offset used for ordering: the end of the string, or of the closed child that held it. */
   at: number;
 }
@@ -91,11 +136,12 @@ interface Embedded {
  * disagreement (every unescaped quote flips both; an escaped one kills the scan that is outside
  * a string), so each character is read by at most two scans.
  */
-class VerdictScanner {
+class VerdictScanner<T> {
   private readonly text: string;
   private readonly memo: Int32Array;
   private readonly frames: FrameStack;
-  private best: Verdict | null = null;
+  private readonly shape: VerdictShape<T>;
+  private best: Found<T> | null = null;
   private bestEnd = -1;
   private bestDirect = false;
 
@@ -105,13 +151,14 @@ class VerdictScanner {
   private stringHasEscape = false;
   private stringHasBrace = false;
 
-  constructor(text: string, scratch: Scratch) {
+  constructor(text: string, scratch: Scratch, shape: VerdictShape<T>) {
     this.text = text;
     this.memo = scratch.memo;
     this.frames = scratch.frames;
+    this.shape = shape;
   }
 
-  run(): Verdict | null {
+  run(): Found<T> | null {
     const text = this.text;
     for (let k = text.indexOf("{"); k !== -1; k = text.indexOf("{", k + 1)) {
       if (this.memo[k] === UNKNOWN) this.scanFrom(k);
@@ -171,11 +218,18 @@ class VerdictScanner {
     const length = end - start - 2;
     if (this.stringHasEscape) {
       return length <= MAX_ESCAPED_KEY
-        ? kindOf(JSON.parse(this.text.slice(start, end)))
+        ? this.kindOf(JSON.parse(this.text.slice(start, end)))
         : KEY_OTHER;
     }
-    if (length === 5 && this.text.startsWith("score", start + 1)) return KEY_SCORE;
+    const { key } = this.shape;
+    if (length === key.length && this.text.startsWith(key, start + 1)) return KEY_VALUE;
     if (length === 6 && this.text.startsWith("reason", start + 1)) return KEY_REASON;
+    return KEY_OTHER;
+  }
+
+  private kindOf(key: unknown): number {
+    if (key === this.shape.key) return KEY_VALUE;
+    if (key === "reason") return KEY_REASON;
     return KEY_OTHER;
   }
 
@@ -240,7 +294,7 @@ class VerdictScanner {
   }
 
   /** An escaped verdict is placed at the end of the outermost complete value around it. */
-  private passEmbedded(verdict: Verdict, end: number): void {
+  private passEmbedded(verdict: Found<unknown>, end: number): void {
     if (this.frames.depth === 0) this.offer(verdict, end, false);
     else this.frames.setChildEmbedded({ verdict, at: end });
   }
@@ -260,7 +314,7 @@ class VerdictScanner {
   private searchLeaf(start: number, end: number): void {
     const decoded: unknown = JSON.parse(this.text.slice(start, end));
     if (typeof decoded !== "string") return;
-    const verdict = extractVerdict(decoded);
+    const verdict = extractLast(decoded, this.shape);
     if (verdict) this.frames.setOwnEmbedded({ verdict, at: end });
   }
 
@@ -295,27 +349,29 @@ class VerdictScanner {
     if (verdict) this.offer(verdict, end, true);
   }
 
-  private topVerdict(): Verdict | null {
-    const scoreAt = this.frames.topKeyAt(KEY_SCORE);
-    if (scoreAt < 0) return null;
-    const score = readScore(this.text, scoreAt);
-    if (score === null) return null;
+  private topVerdict(): Found<T> | null {
+    const valueAt = this.frames.topKeyAt(KEY_VALUE);
+    if (valueAt < 0) return null;
+    const value = this.shape.read(this.text, valueAt, this.stringAt);
+    if (value === null) return null;
     const reasonAt = this.frames.topKeyAt(KEY_REASON);
-    if (reasonAt < 0) return { score, reason: null };
-    const reason = this.readReason(reasonAt);
-    return reason === null ? null : { score, reason };
+    if (reasonAt < 0) return { value, reason: null };
+    const reason = this.stringAt(reasonAt);
+    return reason === null ? null : { value, reason };
   }
 
-  private readReason(at: number): string | null {
+  /** The string value at `at` (already scanned as valid JSON), or null for another value. */
+  private readonly stringAt: StringAt = (at) => {
     if (this.text.charCodeAt(at) !== QUOTE) return null;
-    const reason: unknown = JSON.parse(this.text.slice(at, this.scanString(at)));
-    return typeof reason === "string" ? reason : null;
-  }
+    const value: unknown = JSON.parse(this.text.slice(at, this.scanString(at)));
+    return typeof value === "string" ? value : null;
+  };
 
   /** On equal end offsets the object itself beats a verdict escaped inside its strings. */
-  private offer(verdict: Verdict, end: number, direct: boolean): void {
+  private offer(verdict: Found<unknown>, end: number, direct: boolean): void {
     if (end > this.bestEnd || (end === this.bestEnd && direct && !this.bestDirect)) {
-      this.best = verdict;
+      // Every verdict offered was read with this scanner's shape, embedded ones too.
+      this.best = verdict as Found<T>;
       this.bestEnd = end;
       this.bestDirect = direct;
     }
@@ -364,7 +420,8 @@ class FrameStack {
   depth = 0;
   private starts = new Int32Array(64);
   private objects = new Uint8Array(64);
-  private scores = new Int32Array(64);
+  /** Where the deciding key's value ("score", "winner") starts, per open object. */
+  private values = new Int32Array(64);
   private reasons = new Int32Array(64);
   // Escaped verdicts are rare, so they live in maps keyed by depth rather than in columns.
   private readonly own = new Map<number, Embedded>();
@@ -383,7 +440,7 @@ class FrameStack {
     const d = this.depth++;
     this.starts[d] = start;
     this.objects[d] = isObject ? 1 : 0;
-    this.scores[d] = -1;
+    this.values[d] = -1;
     this.reasons[d] = -1;
   }
 
@@ -419,11 +476,11 @@ class FrameStack {
   }
 
   noteKey(kind: number, at: number): void {
-    (kind === KEY_SCORE ? this.scores : this.reasons)[this.depth - 1] = at;
+    (kind === KEY_VALUE ? this.values : this.reasons)[this.depth - 1] = at;
   }
 
   topKeyAt(kind: number): number {
-    return (kind === KEY_SCORE ? this.scores : this.reasons)[this.depth - 1]!;
+    return (kind === KEY_VALUE ? this.values : this.reasons)[this.depth - 1]!;
   }
 
   setOwnEmbedded(embedded: Embedded): void {
@@ -437,7 +494,7 @@ class FrameStack {
   private allocate(size: number): void {
     this.starts = new Int32Array(size);
     this.objects = new Uint8Array(size);
-    this.scores = new Int32Array(size);
+    this.values = new Int32Array(size);
     this.reasons = new Int32Array(size);
   }
 
@@ -445,7 +502,7 @@ class FrameStack {
     const size = this.starts.length * 2;
     this.starts = resized(this.starts, new Int32Array(size));
     this.objects = resized(this.objects, new Uint8Array(size));
-    this.scores = resized(this.scores, new Int32Array(size));
+    this.values = resized(this.values, new Int32Array(size));
     this.reasons = resized(this.reasons, new Int32Array(size));
   }
 }
@@ -463,12 +520,6 @@ function later(a: Embedded | null, b: Embedded | null): Embedded | null {
   return a.at >= b.at ? a : b;
 }
 
-function kindOf(key: unknown): number {
-  if (key === "score") return KEY_SCORE;
-  if (key === "reason") return KEY_REASON;
-  return KEY_OTHER;
-}
-
 /** `true`, `"1"`, `2` and `1.5` are not scores; `1.0` and `1e0` are the number 1. */
 function readScore(text: string, at: number): 0 | 1 | null {
   const c = text.charCodeAt(at);
@@ -476,6 +527,12 @@ function readScore(text: string, at: number): 0 | 1 | null {
   const value = Number(text.slice(at, scanNumber(text, at)));
   if (value === 1) return 1;
   return value === 0 ? 0 : null;
+}
+
+/** `"A"`, `"B"` and `"tie"` exactly: `"a"`, `"Tie"` and `1` are not winners. */
+function readWinner(_text: string, at: number, string: StringAt): Winner | null {
+  const value = string(at);
+  return WINNERS.find((winner) => winner === value) ?? null;
 }
 
 function skipWhitespace(text: string, start: number): number {

@@ -16,6 +16,7 @@
 
 import path from "node:path";
 import { InputError } from "../errors.js";
+import type { RunKind } from "../run/record.js";
 import { adjustedLevel } from "../stats/adjust.js";
 import { comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
@@ -45,7 +46,7 @@ export interface LeaderboardEntry {
   run_id: string;
   /** The run folder or rows file as given. */
   location: string;
-  kind: "checks" | "cases" | null;
+  kind: RunKind | null;
   /** The model or command a case run evaluated, else the models that used tokens; null if none. */
   model: string | null;
   items: number;

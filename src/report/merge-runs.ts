@@ -12,7 +12,12 @@ import { EXIT, InputError } from "../errors.js";
 import { parseManifest } from "../run/manifest.js";
 import { byCodePoint } from "../run/order.js";
 import { isoUtc, newRunId, TOOL_VERSION } from "../run/provenance.js";
-import { type CaseManifest, type Manifest, RESUME_KEYS } from "../run/record.js";
+import {
+  type CaseManifest,
+  type CheckManifest,
+  type Manifest,
+  RESUME_KEYS,
+} from "../run/record.js";
 import { writeHtmlReport, writeReports } from "../run/reports.js";
 import { readManifest } from "../run/rows.js";
 import { createRunFolder, ROWS_FILE } from "../run/run-folder.js";
@@ -47,7 +52,8 @@ interface ShardRun {
   location: string;
   file: string;
   dir: string;
-  manifest: Manifest;
+  /** Only runs of eb run and eb eval have shards. */
+  manifest: CheckManifest | CaseManifest;
   written: Manifest;
   shard: Shard;
   report: ShardReport;
@@ -104,7 +110,7 @@ async function readShard(location: string): Promise<ShardRun> {
     throw new InputError(`${location}: not a run eb wrote (its first line is no manifest)`);
   }
   const shard = manifest.shard === undefined ? null : parseShard(manifest.shard);
-  if (shard === null) {
+  if (shard === null || manifest.kind === "pairwise") {
     throw new InputError(
       `${location} is not a shard: its run had no --shard I/N (eb merge joins the shards of one run)`,
     );

@@ -54,6 +54,8 @@ export async function runDefinitions(rowsFile: string): Promise<RunDefinitions> 
     itemsPlanned: manifest.items_planned ?? null,
   };
   if (manifest.kind === "cases") return { ...base, ...(await caseDefinitions(manifest)) };
+  // A pairwise run's items are cases of a file it did not run: no place or plan to name.
+  if (manifest.kind === "pairwise") return { ...NONE, ...base };
   const places = await checkPlaces(path.join(path.dirname(rowsFile), "report.json"));
   // A check run's definitions are keyed by check id: every check it planned.
   const planned = Object.keys(manifest.definitions).map((id) => ({

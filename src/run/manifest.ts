@@ -11,6 +11,7 @@ const lenient = {
 const manifestSchema = z.discriminatedUnion("kind", [
   z.looseObject({ ...MANIFEST_SHAPES.checks, ...lenient }),
   z.looseObject({ ...MANIFEST_SHAPES.cases, ...lenient }),
+  z.looseObject({ ...MANIFEST_SHAPES.pairwise, ...lenient }),
 ]);
 
 /** The manifest of a run folder this program wrote, or null when it is not one. */
@@ -40,7 +41,7 @@ const count = z.number().int().min(0).nullable().catch(null).default(null);
 
 /** Each field on its own: one that is missing or of another shape reads as absent. */
 const summarySchema = z.looseObject({
-  kind: z.enum(["checks", "cases"]).nullable().catch(null).default(null),
+  kind: z.enum(["checks", "cases", "pairwise"]).nullable().catch(null).default(null),
   run_id: z.string().nullable().catch(null).default(null),
   target: z
     .union([

@@ -4,11 +4,12 @@
  * (DESIGN.md), so other tools can read them; `eb schema rows` prints these schemas.
  */
 import { z } from "zod";
+import { WINNERS } from "../judge/verdict.js";
 
 export const statusSchema = z.enum(["passed", "failed", "error"]);
 export type Status = z.output<typeof statusSchema>;
 
-export type RunKind = "checks" | "cases";
+export type RunKind = "checks" | "cases" | "pairwise";
 
 const count = z.number().int().min(0);
 const tokens = count.nullable();
@@ -77,7 +78,54 @@ export const caseRowSchema = z
   .describe("One sample of one case (eb eval).");
 export type CaseRow = z.output<typeof caseRowSchema>;
 
-export type Row = CheckRow | CaseRow;
+/** One order of a pair as the judge judged it. */
+const pairVerdictSchema = z.strictObject({
+  winner: z
+    .enum(WINNERS)
+    .nullable()
+    .describe(
+      "A: the answer shown first; B: the one shown second; tie; null when the judge's call " +
+        "failed or its answer held no verdict.",
+    ),
+  reason: z.string().nullable(),
+});
+export type PairVerdict = z.output<typeof pairVerdictSchema>;
+
+export const PAIR_OUTCOMES = ["win", "loss", "tie", "inconsistent"] as const;
+export type PairOutcome = (typeof PAIR_OUTCOMES)[number];
+
+/** One pair (a case's sample in both runs) judged in both orders (`eb pairwise`). */
+export const pairwiseRowSchema = z
+  .strictObject({
+    ...rowBase,
+    score: rowBase.score.describe("1 when the candidate won in both orders, else 0."),
+    status: statusSchema.describe(
+      "passed: the candidate won in both orders; failed: it did not; error: an order has no verdict.",
+    ),
+    model: z.string().describe("The judge model."),
+    stratum: z.string(),
+    outcome: z
+      .enum(PAIR_OUTCOMES)
+      .nullable()
+      .describe(
+        "The candidate's result when both orders agree on the same answer (win, loss, tie), " +
+          "else inconsistent; null for an error.",
+      ),
+    baseline_first: pairVerdictSchema.describe(
+      "The baseline's answer shown as A, the candidate's as B.",
+    ),
+    candidate_first: pairVerdictSchema.describe(
+      "The candidate's answer shown as A, the baseline's as B.",
+    ),
+    judge_prompt_tokens: tokens.describe(
+      "Summed over both orders' calls; null when none reported.",
+    ),
+    judge_completion_tokens: tokens,
+  })
+  .describe("One pair of answers judged in both orders (eb pairwise).");
+export type PairwiseRow = z.output<typeof pairwiseRowSchema>;
+
+export type Row = CheckRow | CaseRow | PairwiseRow;
 
 /**
  * A row as read back from any rows file. Only `id` and `score` are sure to be there: the
@@ -100,6 +148,8 @@ export interface StoredRow {
   judge_completion_tokens?: number | null;
   error?: string | null;
   reason?: string | null;
+  /** A case row's answer. */
+  text?: string | null;
   reasons?: Record<string, string>;
   votes?: Record<string, number[]>;
   model_version?: string | null;
@@ -200,6 +250,29 @@ const caseSettings = {
 };
 export type CaseSettings = z.output<z.ZodObject<typeof caseSettings>>;
 
+/** A run an `eb pairwise` run judged: its id (when its manifest has one) and rows file. */
+const pairedRunSchema = z.strictObject({
+  run_id: z.string().nullable(),
+  rows: z.string().describe("The run's rows file, as found."),
+});
+
+/** The settings of an `eb pairwise` that change its results. */
+const pairwiseSettings = {
+  kind: z.literal("pairwise"),
+  baseline: pairedRunSchema,
+  candidate: pairedRunSchema,
+  cases_file: z.string().describe("The case file the requests and judge criteria come from."),
+  cases_sha256: z.string(),
+  judge_model: z.string(),
+  api_base: z.string(),
+  criteria: z
+    .string()
+    .nullable()
+    .describe("--criteria, for every case; null: each case's judge graders' criteria."),
+  samples: z.number().int().min(1).describe("The most samples a case has in both runs."),
+};
+export type PairwiseSettings = z.output<z.ZodObject<typeof pairwiseSettings>>;
+
 /** One model's limit over a run: `[ms since its first call, limit]` at each change, its 429s. */
 const limiterRecordSchema = z.strictObject({
   history: z
@@ -244,6 +317,11 @@ export type CaseClosing = z.output<z.ZodObject<typeof caseClosing>>;
  */
 export const MANIFEST_SHAPES = {
   checks: { ...manifestBase, ...checkSettings },
+  pairwise: {
+    ...manifestBase,
+    ...pairwiseSettings,
+    judge_model_versions: caseClosing.judge_model_versions.optional(),
+  },
   cases: {
     ...manifestBase,
     ...caseSettings,
@@ -258,23 +336,48 @@ export const MANIFEST_SHAPES = {
 export const manifestSchema = z.discriminatedUnion("kind", [
   z.strictObject(MANIFEST_SHAPES.checks),
   z.strictObject(MANIFEST_SHAPES.cases),
+  z.strictObject(MANIFEST_SHAPES.pairwise),
 ]);
 export type CheckManifest = z.output<z.ZodObject<typeof MANIFEST_SHAPES.checks>>;
 export type CaseManifest = z.output<z.ZodObject<typeof MANIFEST_SHAPES.cases>>;
-export type Manifest = CheckManifest | CaseManifest;
+export type PairwiseManifest = z.output<z.ZodObject<typeof MANIFEST_SHAPES.pairwise>>;
+export type Manifest = CheckManifest | CaseManifest | PairwiseManifest;
 
 /** One line of rows.jsonl: the manifest (the first line) or a row. */
 export const rowsLineSchema = z.union([
   z.strictObject({ manifest: manifestSchema }).describe("The first line: the run's manifest."),
   checkRowSchema,
   caseRowSchema,
+  pairwiseRowSchema,
 ]);
 
-export type SettingsOf<K extends RunKind> = K extends "checks" ? CheckSettings : CaseSettings;
-export type ManifestOf<K extends RunKind> = K extends "checks" ? CheckManifest : CaseManifest;
+/** What a pairwise run adds to its manifest as it ends. */
+export interface PairwiseClosing {
+  judge_model_versions: string[];
+}
+
+/** Each kind's settings, manifest, closing manifest fields and row. */
+interface KindTypes {
+  checks: {
+    settings: CheckSettings;
+    manifest: CheckManifest;
+    closing: Record<never, never>;
+    row: CheckRow;
+  };
+  cases: { settings: CaseSettings; manifest: CaseManifest; closing: CaseClosing; row: CaseRow };
+  pairwise: {
+    settings: PairwiseSettings;
+    manifest: PairwiseManifest;
+    closing: PairwiseClosing;
+    row: PairwiseRow;
+  };
+}
+
+export type SettingsOf<K extends RunKind> = KindTypes[K]["settings"];
+export type ManifestOf<K extends RunKind> = KindTypes[K]["manifest"];
 /** What a run of each kind adds to its manifest as it ends. */
-export type ClosingOf<K extends RunKind> = K extends "cases" ? CaseClosing : Record<never, never>;
-export type RowOf<K extends RunKind> = K extends "checks" ? CheckRow : CaseRow;
+export type ClosingOf<K extends RunKind> = KindTypes[K]["closing"];
+export type RowOf<K extends RunKind> = KindTypes[K]["row"];
 
 /** What must not change for `--resume` to finish a run as if it had never stopped. */
 export const RESUME_KEYS: {
@@ -293,10 +396,15 @@ export const RESUME_KEYS: {
     "shard",
     "item_set",
   ],
+  pairwise: ["baseline", "candidate", "cases_sha256", "judge_model", "api_base", "criteria"],
 };
 
 /** The manifest fields that say which part of which suite a run covers. */
 type SuiteKey = "shard" | "item_set";
 
 /** What `eb <command>` made a run of each kind, for messages. */
-export const COMMAND_OF: Record<RunKind, string> = { checks: "eb run", cases: "eb eval" };
+export const COMMAND_OF: Record<RunKind, string> = {
+  checks: "eb run",
+  cases: "eb eval",
+  pairwise: "eb pairwise",
+};

@@ -12,6 +12,7 @@ import { checkReportSchema } from "../checks/report.js";
 import { agentOverrideSchema, fileSchema, LEGACY_KEYS } from "../config/schema.js";
 import { sentence } from "../config/settings.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
+import { pairwiseReportSchema } from "../pairwise/report.js";
 import { rowsLineSchema } from "../run/record.js";
 import { SCHEMA_SUBJECTS, type SchemaName, schemaId } from "./names.js";
 
@@ -39,7 +40,7 @@ const SOURCES: Record<SchemaName, SchemaSource> = {
   },
   report: {
     title: "eval-banana report.json",
-    schema: () => z.union([checkReportSchema, caseReportSchema]),
+    schema: () => z.union([checkReportSchema, caseReportSchema, pairwiseReportSchema]),
     io: "output",
   },
   rows: {

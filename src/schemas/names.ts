@@ -9,7 +9,7 @@ export const SCHEMA_SUBJECTS: Record<SchemaName, string> = {
   checks: "a check file (*.yaml in eval_checks/)",
   cases: "one line of a JSONL case file",
   config: ".eval-banana/config.toml",
-  report: "report.json of a run folder (eb run or eb eval)",
+  report: "report.json of a run folder (eb run, eb eval or eb pairwise)",
   rows: "one line of rows.jsonl (the manifest line or a row)",
 };
 

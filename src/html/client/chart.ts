@@ -1,5 +1,5 @@
 import type { StratumDelta } from "../../stats/compare.js";
-import type { RunView } from "../model.js";
+import type { PairwiseView, RunView } from "../model.js";
 import { fixed, h, intervalBar, percent, signed } from "./dom.js";
 
 interface ChartRow {
@@ -53,6 +53,30 @@ export function deltaChart(strata: readonly StratumDelta[], margin: number): HTM
   return chartCard(
     "Delta by stratum",
     `${percent(strata[0]!.level)} interval per stratum; the dashed line is the margin`,
+    rows,
+    { min: -1, max: 1, marks },
+  );
+}
+
+/** A pairwise run's net win rate per stratum, on [-1, 1] with 0 and the margin marked. */
+export function netWinChart(p: PairwiseView): HTMLElement | null {
+  if (p.strata.length < 2) return null;
+  const figure = (value: number | null) => (value === null ? "n/a" : signed(value));
+  const rows = p.strata.map((s) => ({
+    name: s.stratum,
+    estimate: s.net_win_rate,
+    low: s.ci_low,
+    high: s.ci_high,
+    figure: `${figure(s.net_win_rate)} [${figure(s.ci_low)}, ${figure(s.ci_high)}]`,
+    detail: `${s.items} cases · consistency ${fixed(s.consistency)}`,
+  }));
+  const marks = [
+    { at: 0, class: "zero", label: "no preference" },
+    { at: -p.margin, class: "margin", label: `margin −${p.margin}` },
+  ];
+  return chartCard(
+    "Net win rate by stratum",
+    `${percent(p.level)} interval per stratum, unadjusted; the dashed line is the margin`,
     rows,
     { min: -1, max: 1, marks },
   );

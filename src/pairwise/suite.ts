@@ -1,0 +1,221 @@
+import { JUDGE_OUTPUT_TOKENS } from "../cases/estimate.js";
+import type { Endpoint } from "../cases/plan.js";
+import { costOf, tokensOf } from "../cases/price.js";
+import type { Config, EvalConfig } from "../config/load.js";
+import { InputError } from "../errors.js";
+import { redactUrl } from "../model/redact.js";
+import { isoUtc } from "../run/provenance.js";
+import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../run/record.js";
+import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { judgePair, pairPrompts, textsOf } from "./judge-pair.js";
+import type { PairInputs, PairItem } from "./pairs.js";
+import type { PairwiseReport } from "./report.js";
+import { itemStats, type JudgedPair, pairStats, pairVerdict, strataStats } from "./stats.js";
+import { pairwiseMarkdown } from "./text.js";
+
+/** Room on the manifest line for the judge model versions known at the end. */
+const MANIFEST_ROOM = 2048;
+/** The intervals' level. */
+const LEVEL = 0.95;
+
+/** Everything a pairwise run needs, checked before the first call. */
+export interface PairwisePlan {
+  config: Config;
+  settings: EvalConfig;
+  inputs: PairInputs;
+  endpoint: Endpoint;
+  judgeModel: string;
+  /** `--criteria`, or null for each case's judge graders'. */
+  criteria: string | null;
+  margin: number;
+  /** What an inconclusive verdict makes the gate (--inconclusive). */
+  inconclusive: "fail" | "pass";
+  /** The command line as recorded (secrets removed), or null. */
+  command: string[] | null;
+}
+
+/**
+ * `eb pairwise` as a suite: an item is a case both runs answered, a sample one of its samples,
+ * and a row the pair judged in both orders. The engine gives it the run folder, resume,
+ * interrupts and scrubbing as it gives every run.
+ */
+export function pairwiseSuite(
+  plan: PairwisePlan,
+  signal: AbortSignal,
+): Suite<"pairwise", PairItem, PairwiseReport> {
+  const { inputs, endpoint } = plan;
+  const judge = endpoint.judge;
+  if (judge === null) throw new InputError("eb pairwise needs a judge: pass --judge MODEL");
+  const pairs: JudgedPair[] = [];
+  const settings = pairwiseSettings(plan);
+  const { budget } = endpoint;
+  return {
+    kind: "pairwise",
+    projectRoot: plan.config.projectRoot,
+    items: inputs.items,
+    samples: inputs.samples,
+    workers: plan.settings.workers ?? plan.settings.maxWorkers,
+    schedule: "item",
+    settings,
+    definitions: { [inputs.casesFile]: `sha256:${inputs.casesSha256}` },
+    command: plan.command,
+    manifestRoom: MANIFEST_ROOM,
+    scrubber: endpoint.scrubber,
+    open: async () => {},
+    restore: async (row) => {
+      pairs.push(judgedOf(restoredRow(row)));
+      budget?.restore(row, plan.config.pricing, plan.judgeModel);
+    },
+    runSample: async (item, sample) => {
+      // A sample only one run has is no pair.
+      if (!item.answers.has(sample)) return null;
+      const cost = budget === null ? 0 : await pairCost(plan, item, sample);
+      // Over the budget, a pair is not judged: --resume with a higher one judges it.
+      if (budget !== null && !budget.admit(cost)) return null;
+      try {
+        const row = scrubRow(await judgePair(item, sample, judge, plan.judgeModel), plan);
+        // A pair cut short by an interrupt is not a result.
+        if (signal.aborted) return null;
+        pairs.push(judgedOf(row));
+        return row;
+      } finally {
+        budget?.release(cost);
+      }
+    },
+    finish: async (context) => finish(plan, pairs, context),
+    close: async () => {},
+  };
+}
+
+function pairwiseSettings(plan: PairwisePlan): PairwiseSettings {
+  return {
+    kind: "pairwise",
+    baseline: plan.inputs.baseline,
+    candidate: plan.inputs.candidate,
+    cases_file: plan.inputs.casesFile,
+    cases_sha256: plan.inputs.casesSha256,
+    judge_model: plan.judgeModel,
+    api_base: redactUrl(plan.settings.apiBase),
+    criteria: plan.criteria,
+    samples: plan.inputs.samples,
+  };
+}
+
+/** A row of an earlier attempt (`--resume`), as this program wrote it. */
+function restoredRow(row: unknown): PairwiseRow {
+  const parsed = pairwiseRowSchema.safeParse(row);
+  if (parsed.success) return parsed.data;
+  const id = typeof row === "object" && row !== null && "id" in row ? String(row.id) : "?";
+  throw new InputError(
+    `--resume: the row of ${id} is not a row of eb pairwise; start a new run instead`,
+  );
+}
+
+function judgedOf(row: PairwiseRow): JudgedPair {
+  return {
+    id: row.id,
+    stratum: row.stratum,
+    outcome: row.outcome,
+    winners: [row.baseline_first.winner, row.candidate_first.winner],
+  };
+}
+
+/**
+ * What judging a pair may cost, for `--max-cost`: each prompt's characters / 4 in and a verdict's
+ * tokens out, nothing for a call the cache answers.
+ */
+async function pairCost(plan: PairwisePlan, item: PairItem, sample: number): Promise<number> {
+  const texts = textsOf(item.answers.get(sample)!);
+  // No answer to show: nothing is called.
+  if (typeof texts === "string") return 0;
+  const { cachedAnswer } = await import("../model/chat.js");
+  const { cached } = plan.endpoint;
+  const calls = await Promise.all(
+    pairPrompts(item, texts.base, texts.cand).map(async (prompt) => {
+      const request = {
+        model: plan.judgeModel,
+        messages: [{ role: "user" as const, content: prompt }],
+        temperature: 0,
+      };
+      const hit = cached && (await cachedAnswer(cached, plan.settings.apiBase, request, 0));
+      return {
+        model: plan.judgeModel,
+        cached: Boolean(hit),
+        input: tokensOf(prompt),
+        output: JUDGE_OUTPUT_TOKENS,
+      };
+    }),
+  );
+  return costOf(plan.config.pricing, calls);
+}
+
+/** A row's texts without any secret the judge may have echoed back. */
+function scrubRow(row: PairwiseRow, plan: PairwisePlan): PairwiseRow {
+  const scrub = (text: string | null) =>
+    text === null ? null : plan.endpoint.scrubber.scrub(text);
+  return {
+    ...row,
+    reason: scrub(row.reason),
+    error: scrub(row.error),
+    baseline_first: { ...row.baseline_first, reason: scrub(row.baseline_first.reason) },
+    candidate_first: { ...row.candidate_first, reason: scrub(row.candidate_first.reason) },
+  };
+}
+
+async function finish(
+  plan: PairwisePlan,
+  pairs: readonly JudgedPair[],
+  context: FinishContext,
+): Promise<Finished<"pairwise", PairwiseReport>> {
+  const warnings = await plan.endpoint.cache.flush();
+  const report = pairwiseReport(plan, pairs, context);
+  return {
+    report,
+    markdown: pairwiseMarkdown(report),
+    passed: report.run_passed,
+    closing: { judge_model_versions: report.judge_model_versions },
+    warnings,
+  };
+}
+
+function pairwiseReport(
+  plan: PairwisePlan,
+  pairs: readonly JudgedPair[],
+  context: FinishContext,
+): PairwiseReport {
+  const { inputs } = plan;
+  const stats = pairStats(pairs, LEVEL);
+  const { budget } = plan.endpoint;
+  const budgetExceeded = budget?.exceeded ?? false;
+  const verdict = pairVerdict(stats, plan.margin, !context.interrupted && !budgetExceeded);
+  const order = new Map(inputs.items.map((item, i) => [item.id, i]));
+  const cases = itemStats(pairs).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  return {
+    schema_version: 1,
+    kind: "pairwise",
+    run_id: context.runId,
+    project_root: plan.config.projectRoot,
+    output_dir: context.runDir,
+    baseline: inputs.baseline,
+    candidate: inputs.candidate,
+    cases_file: inputs.casesFile,
+    cases_sha256: inputs.casesSha256,
+    judge_model: plan.judgeModel,
+    judge_model_versions: [...plan.endpoint.judgeVersions].sort(),
+    criteria: plan.criteria,
+    started_at: isoUtc(context.startedAt),
+    completed_at: isoUtc(context.completedAt),
+    duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
+    interrupted: context.interrupted,
+    budget: budget && { max_cost: budget.maxCost, spent: budget.spentSoFar },
+    budget_exceeded: budgetExceeded,
+    ...stats,
+    level: LEVEL,
+    margin: plan.margin,
+    verdict,
+    strata: strataStats(pairs, LEVEL),
+    cases,
+    warnings: inputs.warnings,
+    run_passed: verdict === "pass" || (verdict === "inconclusive" && plan.inconclusive === "pass"),
+  };
+}

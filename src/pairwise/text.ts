@@ -1,0 +1,150 @@
+import { signed } from "../report/compare-text.js";
+import { cell } from "../report/summary-markdown.js";
+import type { ItemStats, PairStats, PairwiseReport } from "./report.js";
+import { MIN_CONSISTENCY } from "./stats.js";
+import { PAIR_VERDICT_TEXT } from "./verdict-text.js";
+
+/** Cases listed on the console; report.md lists every one. */
+const CASES_SHOWN = 20;
+
+/** What `eb pairwise` prints: totals, interval, consistency, position bias, strata, cases, gate. */
+export function pairwiseText(r: PairwiseReport): string {
+  const lines = [
+    `net win rate ${num(r.net_win_rate)}  ${level(r)} CI [${num(r.ci_low)}, ${num(r.ci_high)}] over ${r.items} cases, ${r.pairs} pairs each judged in both orders`,
+    countsLine(r),
+    consistencyLine(r),
+    biasLine(r),
+    ...strataLines(r),
+    ...caseLines(r.cases),
+    `${PAIR_VERDICT_TEXT[r.verdict]} (margin ${r.margin})`,
+    ...whyInconclusive(r).map((why) => `  ${why}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+function countsLine(c: PairStats | ItemStats): string {
+  const errors = c.errors > 0 ? `, ${c.errors} errors (not judged)` : "";
+  return `${c.wins} wins, ${c.ties} ties, ${c.losses} losses, ${c.inconsistent} inconsistent${errors}`;
+}
+
+function consistencyLine(s: PairStats): string {
+  if (s.consistency === null) return "swap consistency n/a (no pair judged in both orders)";
+  const consistent = s.pairs - s.inconsistent;
+  return `swap consistency ${s.consistency.toFixed(4)} (${consistent} of ${s.pairs} pairs got the same verdict in both orders)`;
+}
+
+function biasLine(s: PairStats): string {
+  if (s.position_bias === null) return "position bias n/a (no verdict named a winner)";
+  return `position bias ${s.position_bias.toFixed(4)} (share of the verdicts naming a winner that named the answer shown first; 0.5 is none)`;
+}
+
+function strataLines(r: PairwiseReport): string[] {
+  // One stratum is the whole run, already above.
+  if (r.strata.length < 2) return [];
+  return [
+    `by stratum (${level(r)} each, unadjusted):`,
+    ...r.strata.map(
+      (s) =>
+        `  ${s.stratum}: ${num(s.net_win_rate)} [${num(s.ci_low)}, ${num(s.ci_high)}] (${s.items} cases; ${countsLine(s)}; consistency ${share(s.consistency)}, position bias ${share(s.position_bias)})`,
+    ),
+  ];
+}
+
+function caseLines(cases: readonly ItemStats[]): string[] {
+  const shown = cases.slice(0, CASES_SHOWN);
+  const more = cases.length - shown.length;
+  return [
+    "by case:",
+    ...shown.map((c) => `  ${c.id}: ${num(c.net_win_rate)} (${countsLine(c)})`),
+    ...(more > 0 ? [`  … ${more} more (report.md lists every case)`] : []),
+  ];
+}
+
+/** Why an inconclusive gate could not decide. */
+function whyInconclusive(r: PairwiseReport): string[] {
+  if (r.verdict !== "inconclusive") return [];
+  if (r.consistency !== null && r.consistency < MIN_CONSISTENCY) {
+    return [
+      `fewer than half the pairs got the same verdict in both orders: the judge follows the answers' positions more than their content, so its verdicts say nothing`,
+    ];
+  }
+  if (r.errors > 0) {
+    return [
+      `${r.errors} pairs have no verdict: run eb pairwise again (the cache answers the pairs already judged)`,
+    ];
+  }
+  if (r.interrupted) return ["the run was interrupted: finish it with --resume RUN"];
+  if (r.budget_exceeded) {
+    return ["--max-cost left pairs unjudged: --resume RUN with a higher --max-cost judges them"];
+  }
+  return [`the interval holds both a gain and a loss of more than the margin: judge more cases`];
+}
+
+/** `report.md` of `eb pairwise`. */
+export function pairwiseMarkdown(r: PairwiseReport): string {
+  const lines = [
+    "# eval-banana report (pairwise)",
+    "",
+    "| Field | Value |",
+    "| --- | --- |",
+    `| Run ID | \`${r.run_id}\` |`,
+    `| Baseline | \`${cell(r.baseline.rows)}\` |`,
+    `| Candidate | \`${cell(r.candidate.rows)}\` |`,
+    `| Cases | \`${cell(r.cases_file)}\` |`,
+    `| Judge | ${cell(r.judge_model)} |`,
+    `| Criteria | ${cell(r.criteria ?? "each case's judge graders")} |`,
+    `| Verdict | ${r.verdict} (margin ${r.margin}) |`,
+    ...(r.interrupted ? ["| Interrupted | yes: some pairs were not judged |"] : []),
+    ...(r.budget_exceeded ? ["| Budget exceeded | yes: some pairs were not judged |"] : []),
+    `| Duration | ${(r.duration_ms / 1000).toFixed(2)} s |`,
+    "",
+    "| Net win rate | CI | Wins | Ties | Losses | Inconsistent | Errors | Consistency | Position bias |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    statsRow(r),
+    "",
+    `${PAIR_VERDICT_TEXT[r.verdict]}.${whyInconclusive(r)
+      .map((why) => ` ${why}.`)
+      .join("")}`,
+    "",
+    ...strataTable(r),
+    "## Cases",
+    "",
+    "| Case | Stratum | Net | Wins | Ties | Losses | Inconsistent | Errors |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...r.cases.map(
+      (c) =>
+        `| \`${cell(c.id)}\` | ${cell(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
+    ),
+    ...(r.warnings.length > 0 ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${w}`)] : []),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+function statsRow(s: PairStats): string {
+  const ci = `[${num(s.ci_low)}, ${num(s.ci_high)}]`;
+  return `| ${num(s.net_win_rate)} | ${ci} | ${s.wins} | ${s.ties} | ${s.losses} | ${s.inconsistent} | ${s.errors} | ${share(s.consistency)} | ${share(s.position_bias)} |`;
+}
+
+function strataTable(r: PairwiseReport): string[] {
+  if (r.strata.length < 2) return [];
+  return [
+    `## By stratum (${level(r)} each, unadjusted)`,
+    "",
+    "| Stratum | Net win rate | CI | Wins | Ties | Losses | Inconsistent | Errors | Consistency | Position bias |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...r.strata.map((s) => `| ${cell(s.stratum)} ${statsRow(s)}`),
+    "",
+  ];
+}
+
+function level(r: PairwiseReport): string {
+  return `${Math.round(r.level * 100)}%`;
+}
+
+function num(value: number | null): string {
+  return value === null ? "n/a" : signed(value);
+}
+
+function share(value: number | null): string {
+  return value === null ? "n/a" : value.toFixed(4);
+}
