@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type BatchServer, type LineAnswer, startBatchServer } from "../helpers/batch-server.js";
-import { CLI, cleanEnv, makeProject, runEb, writeFile } from "../helpers/project.js";
+import { makeProject, runEb, sortedRows, spawnEb, writeFile } from "../helpers/project.js";
 
 const KEY = "sk-batch-test-key-0123456789";
 
@@ -65,13 +64,7 @@ interface Row {
   cached: boolean;
 }
 
-function rowsOf(runDir: string): Row[] {
-  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
-  return lines
-    .slice(1)
-    .map((line) => JSON.parse(line) as Row)
-    .sort((a, b) => `${a.id}${a.sample}`.localeCompare(`${b.id}${b.sample}`));
-}
+const rowsOf = (runDir: string) => sortedRows<Row>(runDir);
 
 const essence = (rows: Row[]) => rows.map((r) => [r.id, r.sample, r.status, r.text, r.error]);
 
@@ -166,20 +159,15 @@ describe("eb eval --batch", () => {
   it("resumed after an interrupt mid-poll, polls the same batch instead of sending another", async () => {
     mock.hold = () => true;
     const root = project();
-    const child = spawn(process.execPath, [CLI, ...evalArgs(root, "run", BATCH)], {
+    const { child, stderr, exited } = spawnEb(evalArgs(root, "run", BATCH), {
       cwd: root,
-      env: { ...cleanEnv(), EVAL_BANANA_API_KEY: KEY },
+      env: { EVAL_BANANA_API_KEY: KEY },
     });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     await waitFor(() => mock.retrieves >= 3);
     expect(existsSync(path.join(root, "run", "batches.json"))).toBe(true);
     child.kill("SIGINT");
     const code = await exited;
-    expect(stderr).toContain("batch batch_1: in_progress");
+    expect(stderr()).toContain("batch batch_1: in_progress");
     expect(code).toBe(130);
     expect(rowsOf(path.join(root, "run"))).toHaveLength(0);
 
@@ -329,20 +317,12 @@ describe("the judges of an eb eval --batch run", () => {
   it("resumed after an interrupt while the judge batch was polled, polls it instead of sending another", async () => {
     mock.hold = (id) => id === "batch_2";
     const root = judgedProject();
-    const child = spawn(
-      process.execPath,
-      [CLI, ...evalArgs(root, "run", [...BATCH, "--judge", "judge-m"])],
-      {
-        cwd: root,
-        env: { ...cleanEnv(), EVAL_BANANA_API_KEY: KEY },
-      },
-    );
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
+    const args = evalArgs(root, "run", [...BATCH, "--judge", "judge-m"]);
+    const { child, stderr, exited } = spawnEb(args, {
+      cwd: root,
+      env: { EVAL_BANANA_API_KEY: KEY },
     });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    await waitFor(() => stderr.includes("judge batch batch_2: in_progress"));
+    await waitFor(() => stderr().includes("judge batch batch_2: in_progress"));
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(rowsOf(path.join(root, "run"))).toHaveLength(0);

@@ -7,7 +7,7 @@ import {
   lastContent,
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
-import { makeProject, runEb, writeFile } from "../helpers/project.js";
+import { makeProject, runEb, sortedRows, writeFile } from "../helpers/project.js";
 
 const CASES = ["alpha", "beta", "gamma"].map((word) =>
   JSON.stringify({
@@ -63,13 +63,7 @@ function evalRun(root: string, out: string, extra: readonly string[] = []) {
   });
 }
 
-function rowsOf(runDir: string): Row[] {
-  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
-  return lines
-    .slice(1)
-    .map((line) => JSON.parse(line) as Row)
-    .sort((a, b) => `${a.id}${a.sample}`.localeCompare(`${b.id}${b.sample}`));
-}
+const rowsOf = (runDir: string) => sortedRows<Row>(runDir);
 
 const reportOf = (runDir: string) =>
   JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8")) as {

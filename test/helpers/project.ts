@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
@@ -34,6 +34,38 @@ export function runEb(
       },
     );
   });
+}
+
+/** A running `eb`, for a test that interrupts it: its stderr so far, and its exit. */
+export interface RunningEb {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+export function spawnEb(
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): RunningEb {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { ...cleanEnv(), ...options.env },
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { child, stderr: () => stderr, exited };
+}
+
+/** A run folder's rows (its manifest line left out), by id then sample. */
+export function sortedRows<Row extends { id: string; sample?: number }>(runDir: string): Row[] {
+  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
+  return lines
+    .slice(1)
+    .map((line) => JSON.parse(line) as Row)
+    .sort((a, b) => `${a.id}${a.sample}`.localeCompare(`${b.id}${b.sample}`));
 }
 
 /**
