@@ -23,8 +23,14 @@ export function pairwiseText(r: PairwiseReport): string {
 }
 
 function countsLine(c: PairStats | ItemStats): string {
-  const errors = c.errors > 0 ? `, ${c.errors} errors (not judged)` : "";
-  return `${c.wins} wins, ${c.ties} ties, ${c.losses} losses, ${c.inconsistent} inconsistent${errors}`;
+  const errors = c.errors > 0 ? `, ${counted(c.errors, "error")} (not judged)` : "";
+  const outcomes = `${counted(c.wins, "win")}, ${counted(c.ties, "tie")}, ${counted(c.losses, "loss", "losses")}`;
+  return `${outcomes}, ${c.inconsistent} inconsistent${errors}`;
+}
+
+/** "1 win", "2 wins". */
+function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 function consistencyLine(s: PairStats): string {
