@@ -14,7 +14,7 @@ import {
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
 import { CLI, cleanEnv, deterministicYaml, runEb, writeFile } from "../helpers/project.js";
-import { ARTIFACTS, HAS_CHROMIUM, launchBrowser } from "../html/browser.js";
+import { artifact, HAS_CHROMIUM, launchBrowser } from "../html/browser.js";
 
 /**
  * Two finished case runs of six cases (eb eval against a loopback target): "good" answers every
@@ -266,7 +266,7 @@ describe.skipIf(!HAS_CHROMIUM)("eb pairwise: report.html", () => {
       );
       expect(await text(".chart-row .name")).toEqual(["math", "trivia"]);
       expect([...requests, ...errors]).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, "pairwise.png"), fullPage: true });
+      await page.screenshot({ path: artifact("pairwise"), fullPage: true });
     } finally {
       await browser.close();
     }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,7 +16,13 @@ if (!HAS_CHROMIUM) {
 }
 
 /** Where the tests leave their screenshots (git-ignored). */
-export const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-artifacts");
+const ARTIFACTS = path.resolve(import.meta.dirname, "../../test-artifacts");
+
+/** The path of a screenshot named `name` (test-artifacts/<name>.png), its folder made. */
+export function artifact(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return path.join(ARTIFACTS, `${name}.png`);
+}
 
 export interface OpenedPage {
   page: Page;

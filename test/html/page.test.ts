@@ -9,7 +9,7 @@ import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEb } from "../helpers/project.js";
 import {
-  ARTIFACTS,
+  artifact,
   HAS_CHROMIUM,
   launchBrowser,
   type OpenedPage,
@@ -35,7 +35,6 @@ let runs: { base: string; cand: string; checks: string };
 const opened: OpenedPage[] = [];
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   const [cases, checks] = await Promise.all([
     caseRuns(path.join(work.root, "cases")),
     checkRun(path.join(work.root, "checks")),
@@ -65,7 +64,7 @@ function texts(page: Page, selector: string): Promise<string[]> {
 }
 
 function shot(page: Page, name: string, fullPage = false): Promise<unknown> {
-  return page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage });
+  return page.screenshot({ path: artifact(name), fullPage });
 }
 
 describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {

@@ -1,8 +1,7 @@
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, runEb } from "../helpers/project.js";
-import { ARTIFACTS, HAS_CHROMIUM, launchBrowser } from "../html/browser.js";
+import { artifact, HAS_CHROMIUM, launchBrowser } from "../html/browser.js";
 
 /** Markup in a model name: the page must show it as text, never load or run it. */
 const HOSTILE = "<img src=x onerror=alert(1)>";
@@ -75,8 +74,7 @@ describe.skipIf(!HAS_CHROMIUM)("the leaderboard page in Chromium, from file://",
       expect(seen.rows.map((row) => row[10]?.split(" ")[0])).toEqual(["best", "≈", "worse"]);
       expect(seen.rows.map((row) => row[11])).toEqual(["yes", "yes", "no"]);
 
-      mkdirSync(ARTIFACTS, { recursive: true });
-      const shot = path.join(ARTIFACTS, "leaderboard.png");
+      const shot = artifact("leaderboard");
       await page.screenshot({ path: shot, fullPage: true });
       console.log(`leaderboard screenshot: ${shot}`);
     } finally {
