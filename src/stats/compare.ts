@@ -186,10 +186,18 @@ export interface PairedMoments {
   breakable: number;
   /** Items that failed some samples in the baseline: the ones that can be fixed. */
   fixable: number;
+  /** Sample variance of the per-item differences candidate − baseline. */
+  variance: number;
+  /** Their third central moment: below 0 when a few items drop far, as items that break do. */
+  thirdMoment: number;
 }
 
 export function pairedMoments(p: PairedScores): PairedMoments {
+  const diffs = differences(p);
+  const centre = mean(diffs);
   return {
+    variance: sampleVariance(diffs, centre) || 0,
+    thirdMoment: mean(diffs.map((d) => (d - centre) ** 3)),
     n: p.base.length,
     pb: mean(p.base),
     pc: mean(p.cand),
@@ -220,13 +228,38 @@ export function moverHalfWidths(m: PairedMoments, level: number): { down: number
   const { pb, pc, phi } = m;
   const [lb, ub] = clopperPearsonBounds(pb, m.trialsBase, level);
   const [lc, uc] = clopperPearsonBounds(pc, m.trialsCand, level);
+  const skew = skewAllowance(m, level);
   return {
-    down: Math.max(moverHalf(pc - lc, ub - pb, phi), pb * hiddenShare(m.broke, m.breakable, level)),
+    down: Math.max(
+      moverHalf(pc - lc, ub - pb, phi) + skew * Math.max(0, -m.thirdMoment),
+      pb * hiddenShare(m.broke, m.breakable, level),
+    ),
     up: Math.max(
-      moverHalf(uc - pc, pb - lb, phi),
+      moverHalf(uc - pc, pb - lb, phi) + skew * Math.max(0, m.thirdMoment),
       (1 - pb) * hiddenShare(m.fixed, m.fixable, level),
     ),
   };
+}
+
+/**
+ * How far the side the differences are skewed toward reaches beyond the MOVER half-width, per
+ * unit of their third central moment. Items that break outright skew the differences: a run
+ * that happens to break fewer items than its true drop implies also shows less spread, so a
+ * bound from the spread alone is short on that side (at 1000 items, 10 samples each, a drop of
+ * the margin passed 3.4% of the time under the paired normal interval, up to 2.9% under this
+ * one without the term). The first-order (Edgeworth) correction of a studentized mean's
+ * one-sided bound is μ₃(2z² + 1) / (6s²n) (Johnson's modified t, 1978). The exact intervals count `trials` effective trials, and a binomial of that
+ * many trials has (n/trials)² of the third cumulant the same rate has over n whole items: that
+ * share of the skew of events that hit whole items they carry already, and only the rest is
+ * added. With one sample per item, or all-or-nothing items, they count one trial per item and
+ * carry it all: Newcombe's interval is left as it is. The run with fewer trials counts.
+ */
+function skewAllowance(m: PairedMoments, level: number): number {
+  const trials = Math.min(m.trialsBase, m.trialsCand);
+  if (!(m.variance > 0) || !(trials > m.n)) return 0;
+  const z = twoSidedZ(level);
+  const uncarried = 1 - (m.n / trials) ** 2;
+  return (uncarried * (2 * z * z + 1)) / (6 * m.variance * m.n);
 }
 
 /** One side of the MOVER interval: the candidate's side and the baseline's opposite side. */
