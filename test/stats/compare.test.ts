@@ -272,7 +272,7 @@ describe("paired interval", () => {
     expect(result.verdict).toBe("inconclusive");
   });
 
-  it("reaches further on the side the differences are skewed toward, as items that break do", () => {
+  it("reaches further down when the differences skew down, as items that break do", () => {
     // 100 items × 2 samples: 50 pass 2/2 and 50 pass 1/2 in the baseline; in the candidate 5 of
     // the 2/2 items broke (0/2). Differences: 5 × −1, 95 × 0, mean −0.05, variance 4.75/99,
     // third central moment (5·(−0.95)³ + 95·0.05³)/100 = −0.04275. Both runs count 200
