@@ -6,7 +6,9 @@
  *   npx tsc -p bench/coverage/tsconfig.json && node /tmp/eb-bench-coverage/bench/coverage/main.js
  * or, through the shared runner (which also builds dist/): bench/run.sh coverage
  * Options: --runs 2000 --ladder-runs 400 --mde-runs 400 --resamples 1000 --margin 0.02
- *          --kappa inf,20,2,0.2 --workers 2 --seed 1
+ *          --kappa inf,20,2,0.2 --n 10,20,30,50,100,300,1000 --rate 0.5,0.7,0.9,0.95,0.99
+ *          --k 1,3,5,10 --workers 2 --seed 1
+ * (--kappa, --n, --rate and --k pick part of the grid: rerun the worst cells with more runs.)
  * Wall time: with --runs 1000 --ladder-runs 250 --mde-runs 200 --resamples 200, 372 s on two
  * cores (741 s when shared with other jobs); the defaults take about twice that. Same seed, same figures.
  *
@@ -32,8 +34,15 @@ import { type Cell, type CellConfig, type CellResult, cellSeed, simulateCell } f
 import { printReport } from "./table.js";
 
 interface Options extends CellConfig {
-  kappas: number[];
+  axes: Axes;
   workers: number;
+}
+
+interface Axes {
+  kappas: number[];
+  sizes: number[];
+  rates: number[];
+  ks: number[];
 }
 
 interface Job {
@@ -44,10 +53,17 @@ interface Job {
 const SIZES = [10, 20, 30, 50, 100, 300, 1000];
 const RATES = [0.5, 0.7, 0.9, 0.95, 0.99];
 const KS = [1, 3, 5, 10];
+const KAPPAS = [Number.POSITIVE_INFINITY, 20, 2, 0.2];
 
 function flag(args: readonly string[], name: string, fallback: string): string {
   const at = args.indexOf(`--${name}`);
   return at >= 0 && at + 1 < args.length ? args[at + 1]! : fallback;
+}
+
+function listFlag(args: readonly string[], name: string, fallback: readonly number[]): number[] {
+  return flag(args, name, fallback.join(","))
+    .split(",")
+    .map((s) => (s === "inf" ? Number.POSITIVE_INFINITY : Number(s)));
 }
 
 function parseOptions(args: readonly string[]): Options {
@@ -59,15 +75,18 @@ function parseOptions(args: readonly string[]): Options {
     margin: Number(flag(args, "margin", "0.02")),
     seed: Number(flag(args, "seed", "1")),
     workers: Number(flag(args, "workers", String(Math.min(2, cpus().length)))),
-    kappas: flag(args, "kappa", "inf,20,2,0.2")
-      .split(",")
-      .map((s) => (s === "inf" ? Number.POSITIVE_INFINITY : Number(s))),
+    axes: {
+      kappas: listFlag(args, "kappa", KAPPAS),
+      sizes: listFlag(args, "n", SIZES),
+      rates: listFlag(args, "rate", RATES),
+      ks: listFlag(args, "k", KS),
+    },
   };
 }
 
-function grid(kappas: readonly number[]): Cell[] {
+function grid({ kappas, sizes, rates, ks }: Axes): Cell[] {
   return kappas.flatMap((kappa) =>
-    SIZES.flatMap((n) => RATES.flatMap((rate) => KS.map((k) => ({ kappa, n, rate, k })))),
+    sizes.flatMap((n) => rates.flatMap((rate) => ks.map((k) => ({ kappa, n, rate, k })))),
   );
 }
 
@@ -88,7 +107,7 @@ function runWorker(job: Job, onCell: () => void): Promise<CellResult[]> {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const cells = grid(options.kappas);
+  const cells = grid(options.axes);
   // Largest cells first, dealt round-robin, so both workers finish at about the same time.
   const order = [...cells].sort((a, b) => b.n - a.n);
   const shards = Array.from({ length: options.workers }, (_, w) =>

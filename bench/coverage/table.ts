@@ -156,6 +156,8 @@ function check(ok: boolean, text: string): string {
 
 function ratioTarget(results: readonly CellResult[], k1: boolean, limit: number, what: string) {
   const cells = results.filter((r) => !Number.isNaN(widthRatio(r)) && (r.k === 1) === k1);
+  // Part of the grid (--n, --k, ...) may hold no cell this target speaks of.
+  if (cells.length === 0) return `  [n/a ] ${what}: no such cell in this run`;
   const w = worst(cells, widthRatio, true);
   return check(
     widthRatio(w) <= limit,

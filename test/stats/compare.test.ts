@@ -4,6 +4,8 @@ import {
   correctedCorrelation,
   itemsNeeded,
   minimumDetectableDrop,
+  moverHalfWidths,
+  pairedMoments,
   pairedScoreBounds,
   verdictOf,
 } from "../../src/stats/compare.js";
@@ -268,6 +270,38 @@ describe("paired interval", () => {
     const result = comparePaired(all, all);
     expect(result.low).toBeLessThan(-0.02);
     expect(result.verdict).toBe("inconclusive");
+  });
+
+  it("reaches further down when the differences skew down, as items that break do", () => {
+    // 100 items × 2 samples: 50 pass 2/2 and 50 pass 1/2 in the baseline; in the candidate 5 of
+    // the 2/2 items broke (0/2). Differences: 5 × −1, 95 × 0, mean −0.05, variance 4.75/99,
+    // third central moment (5·(−0.95)³ + 95·0.05³)/100 = −0.04275. Both runs count 200
+    // effective trials (capped at 2 per item): their exact intervals carry (100/200)² of the
+    // third cumulant of whole-item events, so the lower side reaches the rest of the Edgeworth
+    // term, 0.75·(2z² + 1)·0.04275 / (6·(4.75/99)·100) = 0.009671, beyond the MOVER half-width
+    // (0.0563, above the 5-broken-item floor 0.0471); the upper side is unchanged.
+    const scores = (broken: number) =>
+      Float64Array.from({ length: 100 }, (_, i) => (i < broken ? 0 : i < 50 ? 1 : 0.5));
+    const twos = new Float64Array(100).fill(2);
+    const paired = { base: scores(0), cand: scores(5), baseN: twos, candN: twos };
+    const moments = pairedMoments(paired);
+    expect(moments.variance).toBeCloseTo(4.75 / 99, 12);
+    expect(moments.thirdMoment).toBeCloseTo(-0.04275, 12);
+    expect([moments.trialsBase, moments.trialsCand]).toEqual([200, 200]);
+    const unskewed = moverHalfWidths({ ...moments, thirdMoment: 0 }, 0.95);
+    expect(unskewed.down).toBeCloseTo(0.0563, 4);
+    const shift = (0.75 * (2 * Z95 ** 2 + 1) * 0.04275) / (6 * (4.75 / 99) * 100);
+    expect(shift).toBeCloseTo(0.009671, 6);
+    const [low, high] = pairedScoreBounds(paired, 0.95);
+    expect(low).toBeCloseTo(-0.05 - unskewed.down - shift, 12);
+    expect(high).toBeCloseTo(-0.05 + unskewed.up, 12);
+    // The same items with one sample each: the exact intervals count one trial per item and
+    // carry the skew of whole-item events already, so Newcombe's interval is left as it is.
+    const ones = new Float64Array(100).fill(1);
+    const single = { base: scores(0).map(Math.ceil), cand: scores(5).map(Math.ceil) };
+    const exact = { ...single, baseN: ones, candN: ones };
+    const plain = moverHalfWidths({ ...pairedMoments(exact), thirdMoment: 0 }, 0.95);
+    expect(pairedScoreBounds(exact, 0.95)[0]).toBeCloseTo(-0.05 - plain.down, 12);
   });
 
   it("agrees with the paired normal interval on a large suite", () => {
