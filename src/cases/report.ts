@@ -8,7 +8,12 @@ import {
   summarize,
   summaryFieldsSchema,
 } from "../report/run-summary.js";
-import { caseConcurrencySchema, targetInfoSchema } from "../run/record.js";
+import {
+  caseConcurrencySchema,
+  judgeSamplesSchema,
+  judgeTemperatureSchema,
+  targetInfoSchema,
+} from "../run/record.js";
 import type { CaseTally } from "./tally.js";
 
 const count = z.number().int().min(0);
@@ -45,12 +50,8 @@ export const caseReportSchema = z
     cases_sha256: z.string(),
     target: targetInfoSchema,
     judge_model: z.string().nullable(),
-    judge_samples: z
-      .number()
-      .int()
-      .min(1)
-      .describe("Verdicts asked of each judge grader per answer (--judge-samples)."),
-    judge_temperature: z.number().min(0).describe("The judge's sampling temperature."),
+    judge_samples: judgeSamplesSchema,
+    judge_temperature: judgeTemperatureSchema,
     model_versions: z
       .array(z.string())
       .describe("Distinct model version strings the endpoint returned for the target."),

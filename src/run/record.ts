@@ -226,6 +226,16 @@ const checkSettings = {
 };
 export type CheckSettings = z.output<z.ZodObject<typeof checkSettings>>;
 
+export const judgeSamplesSchema = z
+  .number()
+  .int()
+  .min(1)
+  .describe("Verdicts asked of each judge grader per answer (--judge-samples).");
+export const judgeTemperatureSchema = z
+  .number()
+  .min(0)
+  .describe("The judge's sampling temperature (--judge-temperature).");
+
 /** The settings of an `eb eval` that change its results. */
 const caseSettings = {
   kind: z.literal("cases"),
@@ -233,17 +243,9 @@ const caseSettings = {
   cases_sha256: z.string(),
   target: targetInfoSchema,
   judge_model: z.string().nullable(),
-  judge_samples: z
-    .number()
-    .int()
-    .min(1)
-    .default(1)
-    .describe("Verdicts asked of each judge grader per answer (--judge-samples)."),
-  judge_temperature: z
-    .number()
-    .min(0)
-    .default(0)
-    .describe("The judge's sampling temperature (--judge-temperature)."),
+  // Manifests written before these settings existed asked one verdict at temperature 0.
+  judge_samples: judgeSamplesSchema.default(1),
+  judge_temperature: judgeTemperatureSchema.default(0),
   k: z.number().int().min(1),
   temperature: z.number().nullable(),
   max_tokens: z.number().int().nullable(),
