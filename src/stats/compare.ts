@@ -369,13 +369,13 @@ export function minimumDetectableDrop(p: PairedScores, level: number, margin: nu
 
 /**
  * Up to this many items the chance of a regression verdict comes from the gate itself on
- * simulated runs, not from the normal model: with 10 or 20 items the drop is 0, 1, 2… whole
- * items and the interval's width jumps with each, and the model printed an MDE 17–22% below the
- * drop really caught 80% of the time at a 99% rate (and n/a at 10 items, 50%, 3 samples each,
- * where breaking every item is caught). From 30 items on (bench/coverage) the model is within
- * ±15% and far cheaper.
+ * simulated runs, not from the normal model: in a small suite the drop is a few whole items and
+ * the interval's width jumps with each, and the model printed an MDE 17–22% below the drop
+ * really caught 80% of the time at 20 items and a 99% rate (11–15% at 30 and 50 items; n/a at
+ * 10 items, 50%, 3 samples each, where breaking every item is caught). From 100 items on
+ * (bench/coverage) the model is within 9% and far cheaper.
  */
-const SIMULATED_ITEMS = 20;
+const SIMULATED_ITEMS = 50;
 /** Simulated runs: the chance to within about ±3% at 80%. */
 const SIMULATED_RUNS = 200;
 /** A fixed seed: the same runs always print the same MDE. */
