@@ -35,6 +35,7 @@
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { flag } from "../args.js";
 import {
   type Cell,
   type CellConfig,
@@ -68,11 +69,6 @@ const SIZES = [10, 20, 30, 50, 100, 300, 1000];
 const RATES = [0.5, 0.7, 0.9, 0.95, 0.99];
 const KS = [1, 3, 5, 10];
 const KAPPAS = [Number.POSITIVE_INFINITY, 20, 2, 0.2];
-
-function flag(args: readonly string[], name: string, fallback: string): string {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 && at + 1 < args.length ? args[at + 1]! : fallback;
-}
 
 function listFlag(args: readonly string[], name: string, fallback: readonly number[]): number[] {
   return flag(args, name, fallback.join(","))

@@ -58,7 +58,7 @@ export function widthRatio(r: CellResult): number {
  * the true rate (the ladder ends there: every item broken), so a printed median above it is
  * scored as the rate. That happens where only breaking every item is caught: each run prints at
  * most its own observed rate, runs with a low one print n/a, and the median lands on the runs
- * that observed a high rate (10 items, rate 0.5, k = 3, κ = 2: median 0.63 where 0.49 is caught).
+ * that observed a high rate (10 items, rate 0.5, k = 3, κ = 2: median 0.56 where 0.49 is caught).
  */
 export function mdeAccuracy(r: CellResult): number {
   if (Number.isNaN(r.drop80) && Number.isNaN(r.mde)) return 1;
@@ -81,14 +81,15 @@ interface RateRule {
   what: string;
 }
 
-const RATE_RULES: readonly RateRule[] = [
-  {
-    target: "coverage",
-    limit: TARGET.coverage,
-    atLeast: true,
-    of: (r) => r.coverage[DEFAULT],
-    what: "coverage ≥ 93% in every cell",
-  },
+const COVERAGE_RULE: RateRule = {
+  target: "coverage",
+  limit: TARGET.coverage,
+  atLeast: true,
+  of: (r) => r.coverage[DEFAULT],
+  what: "coverage ≥ 93% in every cell",
+};
+
+const GATE_RULES: readonly RateRule[] = [
   {
     target: "falseRegression",
     limit: TARGET.falseRegression,
@@ -104,6 +105,8 @@ const RATE_RULES: readonly RateRule[] = [
     what: "a real drop of the margin passes ≤ 2.5%",
   },
 ];
+
+const RATE_RULES: readonly RateRule[] = [COVERAGE_RULE, ...GATE_RULES];
 
 const beyond = (rule: RateRule, rate: number, tolerance = 0) =>
   rule.atLeast ? rate < rule.limit - tolerance : rate > rule.limit + tolerance;
@@ -284,7 +287,7 @@ function targetsSection(
   return [
     "",
     "Targets:",
-    ...rateTarget(RATE_RULES[0]!, results, confirmed, info),
+    ...rateTarget(COVERAGE_RULE, results, confirmed, info),
     ratioTarget(results, true, TARGET.widthVsExact, "width ≤ 1.05 × Clopper–Pearson at k = 1"),
     ratioTarget(
       results,
@@ -292,7 +295,7 @@ function targetsSection(
       TARGET.widthVsCluster,
       "width ≤ 1.10 × cluster-robust (n ≥ 100, rate ≤ 0.9)",
     ),
-    ...RATE_RULES.slice(1).flatMap((rule) => rateTarget(rule, results, confirmed, info)),
+    ...GATE_RULES.flatMap((rule) => rateTarget(rule, results, confirmed, info)),
     check(
       mdeMissed.length === 0,
       `MDE within ±15% of the drop caught 80% of the time: worst ${ratio(mdeAccuracy(mde)).trim()} (${cellName(mde)}), ${mdeMissed.length} cells outside (${capped} printed above the true rate, scored as the rate)`,
