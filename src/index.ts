@@ -2,7 +2,7 @@
 
 export { loadCases, needsJudge } from "./cases/load.js";
 export type { RunCasesOptions } from "./cases/options.js";
-export type { CaseReport, ItemSummary } from "./cases/report.js";
+export type { CaseReport } from "./cases/report.js";
 export type { CaseRun } from "./cases/run-cases.js";
 export { runCases } from "./cases/run-cases.js";
 export type { JudgeFn } from "./cases/sample.js";

@@ -1,5 +1,6 @@
 import type { Pricing } from "../config/schema.js";
 import { redactUrl } from "../model/redact.js";
+import { runMarkdown } from "../render/run-markdown.js";
 import { isoUtc } from "../run/provenance.js";
 import type {
   CaseClosing,
@@ -13,7 +14,6 @@ import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import { type BatchAnswers, batchedJudge, batchedTarget, batchPrepass, sampleId } from "./batch.js";
 import { Estimator } from "./estimate.js";
-import { caseReportMarkdown } from "./markdown.js";
 import type { RunCasesOptions } from "./options.js";
 import { caseSettings, concurrencyOf, type Plan } from "./plan.js";
 import { costOf } from "./price.js";
@@ -169,12 +169,13 @@ export function finishedCases(
       budget: meta.budget,
       budget_exceeded: meta.budgetExceeded,
       pass_threshold: meta.passThreshold,
+      provenance: context.provenance,
     },
     { pricing: meta.pricing },
   );
   return {
     report,
-    markdown: caseReportMarkdown(report),
+    markdown: runMarkdown(report),
     passed: report.run_passed,
     closing: closingFields(report),
     warnings: [],

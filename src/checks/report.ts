@@ -1,8 +1,15 @@
+import path from "node:path";
 import { z } from "zod";
 import { lastCodePoints } from "../process/tail.js";
-import { coverageOf, coverageShape } from "../report/coverage.js";
-import { applyGate } from "../report/gate.js";
-import { type RunSummary, runStatsSchema, summaryFieldsSchema } from "../report/run-summary.js";
+import {
+  buildDocument,
+  documentShape,
+  type ItemText,
+  type RunProvenance,
+} from "../report/document.js";
+import { applyGate, gateOf } from "../report/gate.js";
+import type { RowTally } from "../report/row-tally.js";
+import type { SummaryOptions } from "../report/run-summary.js";
 import { type Status, statusSchema } from "../run/record.js";
 import type { CheckType } from "./types.js";
 
@@ -61,9 +68,10 @@ export function mergeSamples(samples: readonly CheckResult[]): CheckResult {
 export const checkReportSchema = z
   .strictObject({
     schema_version: z.literal(1),
+    ...documentShape,
+    kind: z.literal("checks"),
     run_id: z.string(),
     project_root: z.string(),
-    output_dir: z.string(),
     started_at: z.string(),
     completed_at: z.string(),
     duration_ms: z.number().min(0),
@@ -74,20 +82,11 @@ export const checkReportSchema = z
     points_earned: z.number().min(0),
     total_points: count,
     percentage: z.number().min(0).max(100),
-    pass_threshold: z.number().min(0).max(1),
     meets_threshold: z.boolean(),
-    run_passed: z.boolean(),
     interrupted: z
       .literal(true)
       .optional()
       .describe("Present (true) only when Ctrl-C or SIGTERM stopped the run early."),
-    ...coverageShape,
-    stats: runStatsSchema.describe(
-      "The shared statistics of every kind of run (DESIGN.md), with an interval.",
-    ),
-    summary: summaryFieldsSchema.describe(
-      "Flaky checks, failures per check type, breakdown by tag, latency (eb report's view).",
-    ),
     checks: z.array(checkResultSchema),
   })
   .describe("report.json of eb run (checks).");
@@ -102,29 +101,56 @@ export interface ReportTiming {
   durationMs: number;
   passThreshold: number;
   interrupted: boolean;
-  summary: RunSummary;
+  provenance: RunProvenance;
+  /** The judge agent, when a check is judged by one. */
+  judge: string | null;
   /** The checks the run set out with, and the samples of each. */
   itemsPlanned: number;
   samples: number;
 }
 
-export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): CheckReport {
+/** report.json of `eb run`: the seed's fields, and beside them the run document's. */
+export function buildCheckReport(
+  checks: CheckResult[],
+  tally: RowTally,
+  timing: ReportTiming,
+  options: SummaryOptions = {},
+): CheckReport {
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   const total = checks.length;
   const points = checks.reduce((sum, check) => sum + check.score, 0);
-  const { stats } = timing.summary;
-  const gate = applyGate({
-    passed: stats.passed,
-    samples: stats.samples,
-    errors: stats.errors,
-    threshold: timing.passThreshold,
-    interrupted: timing.interrupted,
-  });
+  const byId = new Map(checks.map((check) => [check.check_id, check]));
+  const document = buildDocument(
+    tally,
+    {
+      kind: "checks",
+      runId: timing.runId,
+      projectRoot: timing.projectRoot,
+      location: timing.outputDir,
+      startedAt: timing.startedAt,
+      completedAt: timing.completedAt,
+      durationMs: timing.durationMs,
+      run: {
+        ...timing.provenance,
+        target: null,
+        judge: timing.judge,
+        samples_per_item: timing.samples,
+      },
+      itemsPlanned: timing.itemsPlanned,
+      passThreshold: timing.passThreshold,
+      interrupted: timing.interrupted,
+      budget: null,
+      budgetExhausted: false,
+    },
+    { ...options, text: (id) => checkText(byId.get(id), timing.projectRoot) },
+  );
+  const { kind: _, ...fields } = document;
   return {
     schema_version: 1,
+    ...fields,
+    kind: "checks",
     run_id: timing.runId,
     project_root: timing.projectRoot,
-    output_dir: timing.outputDir,
     started_at: timing.startedAt,
     completed_at: timing.completedAt,
     duration_ms: timing.durationMs,
@@ -135,15 +161,16 @@ export function buildCheckReport(checks: CheckResult[], timing: ReportTiming): C
     points_earned: points,
     total_points: total,
     percentage: total === 0 ? 0 : Math.round((points / total) * 1000) / 10,
-    pass_threshold: timing.passThreshold,
-    meets_threshold: gate.meetsThreshold,
-    run_passed: gate.passed,
+    meets_threshold: applyGate(gateOf(document)).meetsThreshold,
     ...(timing.interrupted ? { interrupted: true as const } : {}),
-    ...coverageOf(timing.itemsPlanned, timing.samples, stats),
-    stats,
-    summary: withoutStats(timing.summary),
     checks,
   };
+}
+
+function checkText(check: CheckResult | undefined, projectRoot: string): ItemText | undefined {
+  if (!check) return undefined;
+  const source = path.relative(projectRoot, check.source_path).split(path.sep).join("/");
+  return { type: check.check_type, description: check.description || null, source };
 }
 
 /** Characters of a stream kept in report.json; the whole stream is in its file. */
@@ -154,9 +181,4 @@ export function boundedStream(tail: string, totalChars: number, file: string): s
   if (totalChars <= REPORT_STREAM_CHARS) return tail;
   const kept = lastCodePoints(tail, REPORT_STREAM_CHARS);
   return `[truncated: showing the last ${REPORT_STREAM_CHARS} of ${totalChars} characters; full output in ${file}]\n${kept}`;
-}
-
-function withoutStats(summary: RunSummary): Omit<RunSummary, "stats"> {
-  const { stats: _, ...rest } = summary;
-  return rest;
 }

@@ -5,14 +5,14 @@ import type { Config } from "../config/load.js";
 import type { Pricing } from "../config/schema.js";
 import { InputError } from "../errors.js";
 import type { PythonInterpreter } from "../process/python.js";
-import { summarize } from "../report/run-summary.js";
+import { runMarkdown } from "../render/run-markdown.js";
+import type { Outcome } from "../report/document.js";
 import { isoUtc } from "../run/provenance.js";
-import type { HarnessSettings } from "../run/record.js";
+import type { HarnessSettings, StoredRow } from "../run/record.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import type { ExecContext, PreparedCheck } from "./executors/types.js";
-import { checkReportMarkdown } from "./markdown.js";
 import { buildCheckReport, type CheckReport, type CheckResult, mergeSamples } from "./report.js";
 import { rowOf, runCheckSample } from "./result.js";
 import { safeStem, sampleStem } from "./stem.js";
@@ -103,6 +103,7 @@ export function checkSuite(
       item.results[sample] = result;
       return rowOf(result, sample);
     },
+    output: (row) => sampleOutput(byId.get(row.id)?.results[row.sample ?? 0], row, samples),
     finish: (context) => finish(config, items, { samples, scrubber: options.scrubber }, context),
     close: async () => {
       if (scratchRoot !== null) await rm(scratchRoot, { recursive: true, force: true });
@@ -134,7 +135,39 @@ async function finish(
     pricing: config.pricing,
     itemsPlanned: items.length,
     samples,
+    judge: judgeOf(
+      harnessSettings(
+        config,
+        items.map((item) => item.prepared),
+      ),
+    ),
   });
+}
+
+/** A check sample's output for the report: its stdout, and its files in the run folder. */
+function sampleOutput(
+  result: CheckResult | undefined,
+  row: StoredRow,
+  samples: number,
+): { text: string | null; files: Outcome["files"] } {
+  const stem = `checks/${sampleStem(safeStem(row.id), row.sample ?? 0, samples)}`;
+  const files = [
+    { label: "result (JSON)", path: `${stem}.json` },
+    { label: "stdout", path: `${stem}.stdout.txt` },
+    { label: "stderr", path: `${stem}.stderr.txt` },
+    ...(result?.check_type === "harness_judge"
+      ? [{ label: "prompt", path: `${stem}.prompt.txt` }]
+      : []),
+  ];
+  return { text: result ? result.stdout || result.stderr || null : null, files };
+}
+
+/** `claude (model sonnet)`: the agent that judged, when a check is judged. */
+export function judgeOf(settings: { harness?: HarnessSettings }): string | null {
+  const harness = settings.harness;
+  if (!harness) return null;
+  const model = harness.model === null ? "" : ` (model ${harness.model})`;
+  return `${harness.agent ?? "(no agent)"}${model}`;
 }
 
 /** What a check run's reports need beyond its results and rows. */
@@ -144,6 +177,7 @@ export interface CheckRunMeta {
   pricing: Pricing;
   itemsPlanned: number;
   samples: number;
+  judge: string | null;
 }
 
 /**
@@ -155,22 +189,28 @@ export function finishedChecks(
   context: FinishContext,
   meta: CheckRunMeta,
 ): Finished<"checks", CheckReport> {
-  const report = buildCheckReport(results, {
-    runId: context.runId,
-    projectRoot: meta.projectRoot,
-    outputDir: context.runDir,
-    startedAt: isoUtc(context.startedAt),
-    completedAt: isoUtc(context.completedAt),
-    durationMs: context.completedAt.getTime() - context.startedAt.getTime(),
-    passThreshold: meta.passThreshold,
-    interrupted: context.interrupted,
-    summary: summarize(context.tally, { pricing: meta.pricing }),
-    itemsPlanned: meta.itemsPlanned,
-    samples: meta.samples,
-  });
+  const report = buildCheckReport(
+    results,
+    context.tally,
+    {
+      runId: context.runId,
+      projectRoot: meta.projectRoot,
+      outputDir: context.runDir,
+      startedAt: isoUtc(context.startedAt),
+      completedAt: isoUtc(context.completedAt),
+      durationMs: context.completedAt.getTime() - context.startedAt.getTime(),
+      passThreshold: meta.passThreshold,
+      interrupted: context.interrupted,
+      provenance: context.provenance,
+      judge: meta.judge,
+      itemsPlanned: meta.itemsPlanned,
+      samples: meta.samples,
+    },
+    { pricing: meta.pricing },
+  );
   return {
     report,
-    markdown: checkReportMarkdown(report),
+    markdown: runMarkdown(report),
     passed: report.run_passed,
     closing: {},
     warnings: [],

@@ -1,11 +1,10 @@
 import path from "node:path";
 import type { RoundStatus } from "../cases/batch-settings.js";
-import { caseReportConsole } from "../cases/console.js";
 import type { RunCasesOptions } from "../cases/options.js";
 import { runCases } from "../cases/run-cases.js";
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import { gateLine, gateOf } from "../report/gate.js";
+import { gateLine, runText } from "../render/run-text.js";
 import { writeJunit } from "../report/junit.js";
 import { runItems } from "../report/junit-items.js";
 import { baselineGate } from "./compare.js";
@@ -72,7 +71,7 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
     });
     progress.done();
     const gate = baseline ? "baseline" : "threshold";
-    process.stdout.write(caseReportConsole(terminalSafeStrings(run.report), gate));
+    process.stdout.write(runText(terminalSafeStrings(run.report), { gate }));
     debug(`run folder: ${run.runDir}`);
     if (flags.junit !== undefined) {
       await writeJunit(flags.junit, `eb eval ${run.report.run_id}`, await runItems(run.runDir));
@@ -84,7 +83,7 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
       command: "eb eval",
       runDir: run.runDir,
       report: run.report,
-      gate: compared ? compared.gateLine : gateLine(gateOf(run.report)),
+      gate: compared ? compared.gateLine : gateLine(run.report),
       baseline: compared?.outcome,
       annotations: process.stdout,
     });

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { caseReportConsole } from "../cases/console.js";
-import { checkReportConsole } from "../checks/console.js";
+import { runText } from "../render/run-text.js";
 import { mergeRuns } from "../report/merge-runs.js";
 import { printWarning } from "./output.js";
 import { terminalSafeStrings } from "./terminal.js";
@@ -29,11 +28,6 @@ export async function mergeCommand(runs: string[], flags: MergeFlags): Promise<n
     process.stdout.write(await readFile(path.join(merged.runDir, "report.json"), "utf8"));
     return merged.exitCode;
   }
-  const report = terminalSafeStrings(merged.report);
-  process.stdout.write(
-    "kind" in report && report.kind === "cases"
-      ? caseReportConsole(report)
-      : checkReportConsole(report as Exclude<typeof report, { kind: "cases" }>),
-  );
+  process.stdout.write(runText(terminalSafeStrings(merged.report)));
   return merged.exitCode;
 }

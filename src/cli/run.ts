@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
-import { checkReportConsole } from "../checks/console.js";
 import { runChecks } from "../checks/run-checks.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
-import { gateLine, gateOf } from "../report/gate.js";
+import { gateLine, runText } from "../render/run-text.js";
 import { writeJunit } from "../report/junit.js";
 import { runItems } from "../report/junit-items.js";
 import type { CheckRow } from "../run/record.js";
@@ -69,7 +68,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     process.stdout.write(
       flags.json
         ? await readFile(path.join(run.runDir, "report.json"), "utf8")
-        : checkReportConsole(terminalSafeStrings(run.report)),
+        : runText(terminalSafeStrings(run.report)),
     );
     if (flags.junit !== undefined) {
       await writeJunit(flags.junit, `eb run ${run.report.run_id}`, await runItems(run.runDir));
@@ -78,7 +77,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       command: "eb run",
       runDir: run.runDir,
       report: run.report,
-      gate: gateLine(gateOf(run.report)),
+      gate: gateLine(run.report),
       annotations: flags.json ? process.stderr : process.stdout,
     });
     if (run.exitCode === EXIT.interrupted) {

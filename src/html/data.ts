@@ -5,12 +5,13 @@ import { caseFileCandidates, loadCases } from "../cases/load.js";
 import { safeStem, sampleStem } from "../checks/stem.js";
 import { pairwiseReportSchema } from "../pairwise/report.js";
 import { lastCodePoints } from "../process/tail.js";
-import { coverageOf, isIncomplete, notRunLine } from "../report/coverage.js";
+import { notRunLine } from "../render/not-run.js";
+import { judgeNoiseText } from "../render/stats-text.js";
+import { coverageOf, isIncomplete } from "../report/coverage.js";
 import { readRows, rowsFile } from "../report/read-rows.js";
 import { head } from "../report/reason.js";
 import { RowTally } from "../report/row-tally.js";
 import { type SummaryOptions, summarize } from "../report/run-summary.js";
-import { judgeNoiseText } from "../report/summary-text.js";
 import { parseManifest, summarizeManifest } from "../run/manifest.js";
 import type { Manifest, StoredRow } from "../run/record.js";
 import type {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { budgetSchema } from "../cases/report.js";
+import { budgetSchema } from "../report/document.js";
 
 const count = z.number().int().min(0);
 const share = z.number().min(0).max(1).nullable();

@@ -4,6 +4,7 @@
  */
 
 import { InputError } from "../errors.js";
+import { fixed } from "../render/stats-text.js";
 import type { RunKind, StoredRow } from "../run/record.js";
 import {
   agreement,
@@ -16,7 +17,6 @@ import {
 import { effectiveTrials, type ItemAgg, itemScores, passRateInterval } from "../stats/interval.js";
 import { type Label, labelKey, readLabels } from "./labels.js";
 import { type RunRows, readRun } from "./read-rows.js";
-import { fixed } from "./summary-text.js";
 
 /** The figures of one grader (`--json` field names). */
 export interface GraderCalibration {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fixed } from "../render/stats-text.js";
 import { readManifest } from "../run/rows.js";
 import type { RunComparison } from "./compare-runs.js";
 import { neededLine, signed, strataLevel, VERDICT_TEXT } from "./compare-text.js";
@@ -6,7 +7,6 @@ import { code } from "./failing-items.js";
 import type { RunRows } from "./read-rows.js";
 import { REASON_CHARS } from "./reason.js";
 import type { ItemTally } from "./row-tally.js";
-import { fixed } from "./summary-text.js";
 
 /** The first line of `eb compare --markdown`: a workflow finds its own sticky comment by it. */
 export const COMPARE_MARKER = "<!-- eval-banana:compare -->";

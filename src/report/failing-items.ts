@@ -1,7 +1,7 @@
+import { cell } from "../render/stats-markdown.js";
+import { fixed } from "../render/stats-text.js";
 import { oneLine, REASON_CHARS } from "./reason.js";
 import type { RowTally } from "./row-tally.js";
-import { cell } from "./summary-markdown.js";
-import { fixed } from "./summary-text.js";
 
 /** An item with a failed or errored sample, and why the first of them fell short. */
 export interface FailingItem {

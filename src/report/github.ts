@@ -1,12 +1,13 @@
 import { stripVTControlCharacters } from "node:util";
-import { type Coverage, isIncomplete, notRunBanner, passRateScope } from "./coverage.js";
+import { notRunBanner, passRateScope } from "../render/not-run.js";
+import { summaryMarkdown } from "../render/stats-markdown.js";
+import { fixed } from "../render/stats-text.js";
+import { type Coverage, isIncomplete } from "./coverage.js";
 import { type FailingItem, failingItemsMarkdown } from "./failing-items.js";
 import { countOf } from "./gate.js";
 import { oneLine } from "./reason.js";
 import { type ItemPlace, relativeTo } from "./run-definitions.js";
 import type { RunSummary } from "./run-summary.js";
-import { summaryMarkdown } from "./summary-markdown.js";
-import { fixed } from "./summary-text.js";
 
 /**
  * Annotations printed at most. GitHub keeps 50 per job, and shows 10 errors and 10 warnings per

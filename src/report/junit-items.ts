@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { fixed } from "../render/stats-text.js";
 import type { StoredRow } from "../run/record.js";
 import type { RunComparison } from "./compare-runs.js";
 import { countOf } from "./gate.js";
@@ -7,7 +8,6 @@ import type { JunitItem } from "./junit.js";
 import { readRows, rowsFile } from "./read-rows.js";
 import { type ItemTally, RowTally } from "./row-tally.js";
 import { type RunDefinitions, readJson, runDefinitions } from "./run-definitions.js";
-import { fixed } from "./summary-text.js";
 
 /** What report.json of `eb run` adds for a check: its output. */
 const checkReportSchema = z.looseObject({

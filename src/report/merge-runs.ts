@@ -6,7 +6,7 @@ import type { CaseReport } from "../cases/report.js";
 import { finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
 import type { CheckReport, CheckResult } from "../checks/report.js";
-import { finishedChecks } from "../checks/suite.js";
+import { finishedChecks, judgeOf } from "../checks/suite.js";
 import { type Config, environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { parseManifest } from "../run/manifest.js";
@@ -21,6 +21,7 @@ import {
 import { writeHtmlReport, writeReports } from "../run/reports.js";
 import { readManifest } from "../run/rows.js";
 import { createRunFolder, ROWS_FILE } from "../run/run-folder.js";
+import { commandText } from "../run/run-suite.js";
 import { parseShard, type Shard } from "../run/shard-spec.js";
 import type { FinishContext, Finished } from "../run/suite.js";
 import { secretValues } from "../secrets/collect.js";
@@ -88,7 +89,7 @@ export async function mergeRuns(options: MergeOptions): Promise<MergedRun> {
   const config = await loadConfig(options);
   const scrubber = createScrubber(secretValues(environmentOf(options)));
   const { runId, runDir } = await mergedFolder(config, options);
-  const context = finishContext(shards, { runId, runDir }, rows.tally);
+  const context = finishContext(shards, { runId, runDir }, rows.tally, options.argv ?? null);
   const finished = await finishedOf(shards, context, rows.cases, config, options);
   await writeRows(runDir, mergedManifest(shards, context, finished, options), rows.lines, scrubber);
   if (shards[0]!.manifest.kind === "checks") await copyCheckFiles(shards, runDir);
@@ -236,7 +237,7 @@ async function readShardRows(
   warn: (message: string) => void,
 ): Promise<ShardRows> {
   const lines: string[] = [];
-  const tally = new RowTally();
+  const tally = new RowTally({ outcomes: true });
   const cases = new CaseTally();
   const owner = new Map<string, ShardRun>();
   const twice = new Map<string, [ShardRun, ShardRun]>();
@@ -290,6 +291,7 @@ function finishContext(
   shards: readonly ShardRun[],
   where: { runId: string; runDir: string },
   tally: RowTally,
+  argv: readonly string[] | null,
 ): FinishContext {
   const starts = shards.map((run) => Date.parse(run.manifest.started_at));
   const ends = shards.map((run) => Date.parse(run.manifest.ended_at ?? run.manifest.started_at));
@@ -299,6 +301,16 @@ function finishContext(
     completedAt: new Date(Math.max(...ends)),
     interrupted: shards.some((run) => run.manifest.interrupted !== false),
     tally,
+    provenance: {
+      tool_version: TOOL_VERSION,
+      git_commit: shards[0]!.manifest.git_commit,
+      command: commandText(argv),
+      resumes: 0,
+      merged: {
+        shards: shards.map((run) => run.manifest.shard ?? "?"),
+        runs: shards.map((run) => run.manifest.run_id),
+      },
+    },
   };
 }
 
@@ -320,6 +332,7 @@ async function finishedOf(
       pricing: config.pricing,
       itemsPlanned,
       samples: first.manifest.samples,
+      judge: judgeOf(first.manifest),
     });
   }
   const manifest: CaseManifest = first.manifest;

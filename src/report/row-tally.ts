@@ -1,7 +1,18 @@
 import type { Status, StoredRow } from "../run/record.js";
 import type { ItemAgg } from "../stats/interval.js";
+import type { Outcome } from "./document.js";
 import { JudgeNoiseTally } from "./judge-noise.js";
-import { oneLine } from "./reason.js";
+import { head, oneLine } from "./reason.js";
+
+/** Characters kept of each sample's answer or output, and of a case's messages, in a document. */
+export const EXCERPT_CHARS = 1000;
+
+export interface TallyOptions {
+  /** Keep each sample's outcome (with an excerpt of its answer) for the document's items. */
+  outcomes?: boolean;
+  /** A sample's output and files when its row has no text (a check's, from its result). */
+  output?: (row: StoredRow) => { text: string | null; files: Outcome["files"] };
+}
 
 /** What a run keeps per item: sums, not samples, so a million rows fit in memory. */
 export interface ItemTally extends ItemAgg {
@@ -36,6 +47,9 @@ export class RowTally {
   /** The sample whose problem each item's `problem` is. */
   private readonly problemSamples = new Map<string, number>();
   latencyCount = 0;
+  private readonly outcomes = new Map<string, Outcome[]>();
+
+  constructor(private readonly options: TallyOptions = {}) {}
 
   add(row: StoredRow): void {
     const item = this.itemFor(row);
@@ -57,6 +71,20 @@ export class RowTally {
     } else if (typeof row.ms === "number") this.addLatency(row.ms);
     this.addTokens(row);
     this.judgeNoise.add(row);
+    if (this.options.outcomes) this.addOutcome(row, status);
+  }
+
+  /** An item's samples in sample order; empty unless the tally keeps outcomes. */
+  outcomesOf(id: string): Outcome[] {
+    return (this.outcomes.get(id) ?? []).sort((a, b) => a.sample - b.sample);
+  }
+
+  private addOutcome(row: StoredRow, status: Status): void {
+    const output = this.options.output?.(row) ?? { text: textOf(row), files: [] };
+    const list = this.outcomes.get(row.id);
+    const outcome = outcomeOf(row, status, output);
+    if (list) list.push(outcome);
+    else this.outcomes.set(row.id, [outcome]);
   }
 
   /**
@@ -134,6 +162,41 @@ function pieced(row: StoredRow, status: Exclude<Status, "passed">): string {
     return typeof reason === "string" ? `${name}: ${reason}` : `${name} failed`;
   });
   return oneLine(why.join("; ") || `scored ${row.score}`);
+}
+
+function outcomeOf(
+  row: StoredRow,
+  status: Status,
+  output: { text: string | null; files: Outcome["files"] },
+): Outcome {
+  const reasons = row.reasons ?? {};
+  const reason = typeof row.reason === "string" ? row.reason : null;
+  const entries = Object.entries(row.marks ?? {});
+  // A check has one grader (its type) and says why in the row's reason.
+  const only = entries.length === 1 ? reason : null;
+  const { text } = output;
+  return {
+    sample: row.sample ?? 0,
+    status,
+    ms: typeof row.ms === "number" ? row.ms : null,
+    cached: row.cached === true,
+    marks: entries.map(([grader, passed]) => ({
+      grader,
+      passed,
+      reason: typeof reasons[grader] === "string" ? reasons[grader] : passed ? null : only,
+    })),
+    reason,
+    error: typeof row.error === "string" ? row.error : null,
+    excerpt: text === null ? null : text.length > EXCERPT_CHARS ? head(text, EXCERPT_CHARS) : text,
+    chars: text === null ? null : text.length,
+    files: output.files,
+  };
+}
+
+/** A case row's answer; rows of other programs may hold anything there. */
+function textOf(row: StoredRow): string | null {
+  const { text } = row as { text?: unknown };
+  return typeof text === "string" ? text : null;
 }
 
 /** Rows without a status (the article's) are errors when they carry one, else by score. */

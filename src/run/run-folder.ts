@@ -97,7 +97,10 @@ type Compared<K extends RunKind> = SettingsOf<K> & {
 };
 
 /** What a resumed run needs of its manifest. */
-export type Resumed = Pick<ManifestBase, "run_id" | "started_at" | "resumes">;
+export type Resumed = Pick<
+  ManifestBase,
+  "run_id" | "started_at" | "resumes" | "version" | "git_commit" | "command"
+>;
 
 /**
  * Reopens an interrupted run of the same kind, items and settings (else an InputError naming

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { type Config, environmentOf } from "../config/load.js";
 import { EXIT, InputError, RunStoppedError } from "../errors.js";
+import type { RunProvenance } from "../report/document.js";
 import { readRows } from "../report/read-rows.js";
 import { RowTally } from "../report/row-tally.js";
 import { describeFsError, isDiskFull } from "./fs-errors.js";
@@ -34,6 +35,7 @@ interface OpenRun {
   /** Rows of earlier attempts (`--resume`). */
   earlier: StoredRow[];
   resumes: number;
+  provenance: Omit<RunProvenance, "resumes" | "merged">;
 }
 
 /**
@@ -82,7 +84,7 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
   signal: AbortSignal,
   options: RunSuiteOptions<K>,
 ): Promise<SuiteRun<R>> {
-  const tally = new RowTally();
+  const tally = new RowTally({ outcomes: true, output: suite.output });
   try {
     await suite.open(run.runDir);
     for (const row of run.earlier) {
@@ -102,6 +104,7 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
     completedAt,
     interrupted,
     tally,
+    provenance: { ...run.provenance, resumes: run.resumes, merged: null },
   });
   for (const warning of finished.warnings) options.onWarning?.(suite.scrubber.scrub(warning));
   // Every row on disk before a report counts it: a write that failed stops the run here.
@@ -159,7 +162,12 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
   const lock = lockRunFolder(runDir);
   try {
     const rows = RowWriter.create(path.join(runDir, ROWS_FILE), manifest, suite.manifestRoom);
-    return { runId, runDir, lock, startedAt, rows, earlier: [], resumes: 0 };
+    const provenance = {
+      tool_version: TOOL_VERSION,
+      git_commit: commit,
+      command: commandText(suite.command),
+    };
+    return { runId, runDir, lock, startedAt, rows, earlier: [], resumes: 0, provenance };
   } catch (error) {
     lock.release();
     throw new InputError(
@@ -188,6 +196,11 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
       rows,
       earlier: await readRows(rows.path),
       resumes: (manifest.resumes ?? 0) + 1,
+      provenance: {
+        tool_version: manifest.version,
+        git_commit: manifest.git_commit,
+        command: commandText(manifest.command),
+      },
     };
   } catch (error) {
     lock.release();
@@ -293,6 +306,11 @@ function progressOf<K extends RunKind, I extends SuiteItem, R>(
     earlierCached: cached,
     startedAt: performance.now(),
   };
+}
+
+/** The command line as a reader would type it. */
+export function commandText(command: readonly string[] | null): string | null {
+  return command === null ? null : ["eb", ...command].join(" ");
 }
 
 function sampleKey(id: string, sample: number): string {

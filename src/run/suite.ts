@@ -1,4 +1,5 @@
-import type { RowTally } from "../report/row-tally.js";
+import type { RunProvenance } from "../report/document.js";
+import type { RowTally, TallyOptions } from "../report/row-tally.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "./record.js";
 import type { ShardFields } from "./shard.js";
@@ -25,6 +26,7 @@ export interface FinishContext {
   interrupted: boolean;
   /** Every row of the run, earlier attempts' included, aggregated per item. */
   tally: RowTally;
+  provenance: RunProvenance;
 }
 
 export interface Finished<K extends RunKind, R> {
@@ -68,6 +70,8 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   manifestRoom: number;
   /** Applied to every row and report before it is written (the suite scrubs its own files). */
   scrubber: Scrubber;
+  /** A sample's output for the report when its row holds none (a check's, in its files). */
+  output?: TallyOptions["output"];
   /** Prepares the run folder before any sample runs. */
   open(runDir: string): Promise<void>;
   /** Takes back a row written by an earlier attempt of this run (`--resume`). */

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkReportConsole } from "../../src/checks/console.js";
 import type { CheckReport } from "../../src/checks/report.js";
 import { terminalSafe, terminalSafeJson, terminalSafeStrings } from "../../src/cli/terminal.js";
+import { runText } from "../../src/render/run-text.js";
 import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
 
 const HOSTILE = "a\u001b[31mb\u0007c\u0000d\u0008e\u007ff\u009bg\u202eh\u2066i\u200fj\rk";
@@ -60,7 +60,7 @@ describe("terminalSafeStrings", () => {
     expect(report.checks[0]?.stderr).toContain("\u001b]0;owned\u0007");
     // Colours are the summary's own (on under CI=true); what matters is what surrounds them.
     const colours = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
-    const text = checkReportConsole(terminalSafeStrings(report)).replace(colours, "");
+    const text = runText(terminalSafeStrings(report)).replace(colours, "");
     expect(text).toContain("- x: failed - ␛]0;owned␇ \\u202eevil");
     for (const raw of ["\u001b]", "\u0007", "\u202e"]) expect(text).not.toContain(raw);
   });

@@ -1,6 +1,7 @@
-import { type Coverage, passRateScope } from "./coverage.js";
-import type { KStats, RunSummary } from "./run-summary.js";
-import { breakdownLevel, fixed, judgeNoiseText } from "./summary-text.js";
+import type { Coverage } from "../report/coverage.js";
+import type { KStats, RunSummary } from "../report/run-summary.js";
+import { passRateScope } from "./not-run.js";
+import { breakdownLevel, fixed, judgeNoiseText } from "./stats-text.js";
 
 /** The statistics section of every report.md (the same facts `eb report` prints). */
 export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null = null): string[] {

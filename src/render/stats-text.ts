@@ -1,6 +1,13 @@
-import { type Coverage, passRateScope } from "./coverage.js";
-import type { JudgeNoise } from "./judge-noise.js";
-import type { Breakdown, GroupStats, KStats, RunSummary, TokenCost } from "./run-summary.js";
+import type { Coverage } from "../report/coverage.js";
+import type { JudgeNoise } from "../report/judge-noise.js";
+import type {
+  Breakdown,
+  GroupStats,
+  KStats,
+  RunSummary,
+  TokenCost,
+} from "../report/run-summary.js";
+import { passRateScope } from "./not-run.js";
 
 const FLAKY_SHOWN = 10;
 /** From this many items an interval says more than the counts do. */
@@ -135,4 +142,8 @@ export function fixed(value: number | null, digits = 3): string {
 
 function percent(value: number): string {
   return `${Math.round(value * 1000) / 10}%`;
+}
+
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }

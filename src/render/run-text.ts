@@ -1,0 +1,143 @@
+import pc from "picocolors";
+import { isIncomplete } from "../report/coverage.js";
+import type { DocumentItem, RunDocument, VerdictOutcome } from "../report/document.js";
+import { oneLine } from "../report/reason.js";
+import { notRunLine } from "./not-run.js";
+import { passedOf, runSummaryText, seconds } from "./stats-text.js";
+
+/** Items listed under "Fell short"; the rest are in report.md and report.json. */
+const LISTED_ITEMS = 10;
+const PROBLEM_CHARS = 200;
+
+const STATUS_COLOR = { passed: pc.green, failed: pc.red, error: pc.yellow } as const;
+
+export interface RunTextOptions {
+  /** `baseline`: the comparison that follows prints the gate's line (`--baseline`). */
+  gate?: "threshold" | "baseline";
+}
+
+/**
+ * What `eb run`, `eb eval` and `eb merge` print of a finished run: who and what, the statistics,
+ * the items that fell short with why, where the report is, the counts, and the gate's line.
+ */
+export function runText(doc: RunDocument, options: RunTextOptions = {}): string {
+  const lines = [
+    `Run ID: ${doc.run_id ?? doc.output_dir}`,
+    ...(doc.kind === "checks" ? checkLines(doc) : caseLines(doc)),
+    statsBlock(doc),
+    ...(doc.kind === "checks" ? [] : fellShort(doc.items)),
+    ...(isIncomplete(doc, doc.stats) ? [pc.yellow(notRunLine(doc, doc.stats))] : []),
+    ...(doc.verdict.outcome === "budget_exhausted" ? [pc.yellow(budgetLine(doc))] : []),
+    `Report: ${doc.output_dir}/report.md`,
+    countsLine(doc),
+    ...(options.gate === "baseline" ? [] : [gateLine(doc)]),
+  ];
+  return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+/** The Python original's lines: the score, the percentage, passed or not, then every check. */
+function checkLines(doc: RunDocument): string[] {
+  const points = doc.items.reduce((sum, item) => sum + item.score, 0);
+  const total = doc.items.length;
+  const percentage = total === 0 ? 0 : Math.round((points / total) * 1000) / 10;
+  return [
+    `Score: ${points}/${total}`,
+    `Percentage: ${percentage.toFixed(1)}%`,
+    `Passed: ${doc.run_passed ? pc.green("yes") : pc.red("no")}`,
+    ...doc.items.map((item) => {
+      const status = statusOf(item);
+      const samples = item.samples > 1 ? ` ${passedOf(item.score, item.samples)}` : "";
+      const why = sampleReason(item);
+      return `- ${item.id}: ${STATUS_COLOR[status](`${status}${samples}`)}${why ? ` - ${why}` : ""}`;
+    }),
+  ];
+}
+
+/** The statistics, set apart by a blank line after a check run's list of checks. */
+function statsBlock(doc: RunDocument): string {
+  const block = runSummaryText({ stats: doc.stats, ...doc.summary }, doc).trimEnd();
+  return doc.kind === "checks" && block !== "" ? `\n${block}` : block;
+}
+
+function caseLines(doc: RunDocument): string[] {
+  const { run } = doc;
+  const target = run.target ?? "(unknown)";
+  const time = doc.duration_ms === null ? "" : `, time ${(doc.duration_ms / 1000).toFixed(2)} s`;
+  return [
+    `Target: ${run.judge === null ? target : `${target}; judge ${run.judge}`}`,
+    `Samples: ${doc.stats.samples} of ${doc.samples_planned} (k=${run.samples_per_item ?? 1})${time}`,
+  ];
+}
+
+/** An item is an error when any sample was, else passed only when every sample passed. */
+export function statusOf(item: DocumentItem): "passed" | "failed" | "error" {
+  if (item.errors > 0) return "error";
+  return item.score === 1 ? "passed" : "failed";
+}
+
+/** Why the item's worst sample fell short, as the sample said it (no `sample N:` prefix). */
+function sampleReason(item: DocumentItem): string | null {
+  const status = statusOf(item);
+  const worst = item.outcomes.find((o) => o.status === status) ?? null;
+  if (worst === null) return item.problem;
+  return worst.reason ?? worst.error;
+}
+
+function fellShort(items: readonly DocumentItem[]): string[] {
+  const short = items.filter((item) => item.score < 1);
+  if (short.length === 0) return [];
+  const shown = short.slice(0, LISTED_ITEMS).map((item) => {
+    const color = item.errors > 0 ? pc.yellow : pc.red;
+    const why = item.problem ? ` - ${oneLine(item.problem, PROBLEM_CHARS)}` : "";
+    return `- ${item.id}: ${color(passedOf(item.score, item.samples))}${why}`;
+  });
+  const more = short.length - shown.length;
+  return [
+    `Fell short (${short.length} item${short.length === 1 ? "" : "s"}):`,
+    ...shown,
+    ...(more > 0 ? [`  … and ${more} more (see report.md)`] : []),
+  ];
+}
+
+/** `Budget: $0.0950 spent of --max-cost $0.10; 12 of 40 samples not run: …` */
+export function budgetLine(doc: RunDocument): string {
+  const money = (x: number) => `$${x.toFixed(4)}`;
+  const { max_cost: max, spent } = doc.budget ?? { max_cost: 0, spent: 0 };
+  const left = doc.samples_planned - doc.stats.samples;
+  return (
+    `Budget: ${money(spent)} spent of --max-cost ${money(max)}; ${left} of ` +
+    `${doc.samples_planned} samples not run: finish them with --resume ${doc.output_dir} ` +
+    "and a higher --max-cost"
+  );
+}
+
+/** The pytest-like closing line: `2 passed, 1 failed, 0 errors in 1.20 s` (items, not samples). */
+function countsLine(doc: RunDocument): string {
+  const count = (status: string) => doc.items.filter((item) => statusOf(item) === status).length;
+  const [passed, failed, errors] = [count("passed"), count("failed"), count("error")];
+  const parts = [
+    passed > 0 ? pc.green(`${passed} passed`) : `${passed} passed`,
+    failed > 0 ? pc.red(`${failed} failed`) : `${failed} failed`,
+    errors > 0 ? pc.yellow(plural(errors, "error")) : plural(errors, "error"),
+  ];
+  return `${parts.join(", ")} in ${seconds(doc.duration_ms ?? 0)}`;
+}
+
+const OUTCOME_WORD: Record<VerdictOutcome, string> = {
+  passed: "passed",
+  failed: "failed",
+  regression: "failed",
+  inconclusive: "failed",
+  budget_exhausted: "failed",
+  interrupted: "failed",
+};
+
+/** `Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed`: what was gated, and how. */
+export function gateLine(doc: RunDocument): string {
+  const word = OUTCOME_WORD[doc.verdict.outcome];
+  return `Gate: ${doc.verdict.rule} → ${word === "passed" ? pc.green(word) : pc.red(word)}`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,289 @@
+/**
+ * The run document: everything any output shows of a finished run, of every kind, built once in
+ * the pass over the rows that the tally makes. report.json is this document (a check run's keeps
+ * the seed's fields beside it); the terminal, report.md, JUnit, GitHub and report.html are
+ * renderers of it (src/render/), and never read the rows again.
+ */
+import { z } from "zod";
+import { statusSchema } from "../run/record.js";
+import { coverageOf, coverageShape } from "./coverage.js";
+import { applyGate, countOf, type GateInput } from "./gate.js";
+import type { ItemTally, RowTally } from "./row-tally.js";
+import {
+  type RunSummary,
+  runStatsSchema,
+  type SummaryOptions,
+  summarize,
+  summaryFieldsSchema,
+} from "./run-summary.js";
+
+const count = z.number().int().min(0);
+
+const markSchema = z.strictObject({
+  grader: z.string(),
+  passed: z.boolean(),
+  reason: z.string().nullable(),
+});
+
+/** One sample of an item, as far as a reader needs it; the whole row is in rows.jsonl. */
+const outcomeSchema = z.strictObject({
+  sample: count,
+  status: statusSchema,
+  ms: z.number().min(0).nullable(),
+  cached: z.boolean(),
+  marks: z.array(markSchema),
+  reason: z.string().nullable(),
+  error: z.string().nullable(),
+  excerpt: z
+    .string()
+    .nullable()
+    .describe(
+      "The answer (a case) or output (a check), cut to its first EXCERPT_CHARS characters.",
+    ),
+  chars: count.nullable().describe("The length of the whole answer or output, in characters."),
+  files: z
+    .array(z.strictObject({ label: z.string(), path: z.string() }))
+    .describe("The sample's files, relative to the run folder (a check's streams and prompt)."),
+});
+export type Outcome = z.output<typeof outcomeSchema>;
+
+/** One item: its score over its samples, why it fell short, and each sample. */
+export const documentItemSchema = z.strictObject({
+  id: z.string(),
+  stratum: z.string(),
+  tags: z.array(z.string()),
+  samples: count,
+  score: z.number().min(0).max(1),
+  errors: count,
+  cached: count,
+  problem: z
+    .string()
+    .nullable()
+    .describe("Why the first failed or errored sample fell short; null if none."),
+  type: z.string().nullable().describe("A check's type; null for a case."),
+  description: z.string().nullable().describe("A check's description."),
+  source: z.string().nullable().describe("A check's YAML, relative to the project root."),
+  input: z.string().nullable().describe("A case's messages, cut to EXCERPT_CHARS characters."),
+  outcomes: z
+    .array(outcomeSchema)
+    .describe("Each sample in sample order; empty when built without them (eb report --json)."),
+});
+export type DocumentItem = z.output<typeof documentItemSchema>;
+
+export const VERDICT_OUTCOMES = [
+  "passed",
+  "failed",
+  "regression",
+  "inconclusive",
+  "budget_exhausted",
+  "interrupted",
+] as const;
+export type VerdictOutcome = (typeof VERDICT_OUTCOMES)[number];
+
+const verdictSchema = z
+  .strictObject({
+    outcome: z.enum(VERDICT_OUTCOMES),
+    rule: z
+      .string()
+      .describe("What decided it: `18/20 samples passed (90.0%) < threshold 1.0, …`."),
+  })
+  .describe("Whether the run passed, and the rule that decided it.");
+export type Verdict = z.output<typeof verdictSchema>;
+
+const runInfoSchema = z.strictObject({
+  tool_version: z.string().nullable(),
+  git_commit: z.string().nullable(),
+  command: z.string().nullable().describe("The command line, secrets removed."),
+  target: z.string().nullable().describe("What produced the outputs: a model, a command."),
+  judge: z.string().nullable().describe("The judge model or agent, when one graded."),
+  samples_per_item: z.number().int().min(1).nullable(),
+  resumes: count,
+  merged: z
+    .strictObject({ shards: z.array(z.string()), runs: z.array(z.string()) })
+    .nullable()
+    .describe("A run `eb merge` joined: its shards (I/N) and their run ids."),
+  cost: z
+    .number()
+    .min(0)
+    .nullable()
+    .describe("Target and judge tokens at [pricing]; null: unknown."),
+});
+export type RunInfo = z.output<typeof runInfoSchema>;
+/** Where a run came from, as its manifest says. */
+export type RunProvenance = Pick<
+  RunInfo,
+  "tool_version" | "git_commit" | "command" | "resumes" | "merged"
+>;
+
+/** `--max-cost` and the spend, in the document of every run that calls models. */
+export const budgetSchema = z
+  .strictObject({ max_cost: z.number(), spent: z.number() })
+  .nullable()
+  .describe("--max-cost and what the run spent (estimated from [pricing]); null: no cap.");
+
+/** The fields of the run document; report.json of each kind has them all. */
+export const documentShape = {
+  kind: z.enum(["checks", "cases", "pairwise"]).nullable(),
+  run_id: z.string().nullable(),
+  project_root: z.string().nullable(),
+  output_dir: z.string().describe("The run folder (or the rows file a document was built from)."),
+  started_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  duration_ms: z.number().min(0).nullable(),
+  run: runInfoSchema,
+  verdict: verdictSchema,
+  ...coverageShape,
+  stats: runStatsSchema,
+  summary: summaryFieldsSchema.describe(
+    "Flaky items, failures per grader, strata or tags, latency, tokens and cost.",
+  ),
+  budget: budgetSchema,
+  pass_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe("Minimum share of samples that must pass (1 unless set)."),
+  run_passed: z
+    .boolean()
+    .describe("Completed, no error sample, and the threshold met (the gate of eb's runs)."),
+  items: z.array(documentItemSchema).describe("Every item that ran, worst first."),
+};
+export const runDocumentSchema = z
+  .strictObject(documentShape)
+  .describe("The run document: what every output of a run shows.");
+export type RunDocument = z.output<typeof runDocumentSchema>;
+
+/** What a document says of a run beyond its rows. */
+export interface DocumentMeta {
+  kind: RunDocument["kind"];
+  runId: string | null;
+  projectRoot: string | null;
+  location: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  durationMs: number | null;
+  run: Omit<RunInfo, "cost">;
+  itemsPlanned: number | null;
+  passThreshold: number;
+  interrupted: boolean;
+  budget: RunDocument["budget"];
+  /** `--max-cost` left samples unrun. */
+  budgetExhausted: boolean;
+}
+
+/** A check's or a case's words that are not in its rows. */
+export interface ItemText {
+  type?: string | null;
+  description?: string | null;
+  source?: string | null;
+  input?: string | null;
+}
+
+/** Builds the document from a finished pass over the rows. */
+export function buildDocument(
+  tally: RowTally,
+  meta: DocumentMeta,
+  options: SummaryOptions & { text?: (id: string) => ItemText | undefined } = {},
+): RunDocument {
+  const summary = summarize(tally, options);
+  const { stats, ...fields } = summary;
+  const perItem = meta.run.samples_per_item ?? 1;
+  const coverage = coverageOf(meta.itemsPlanned ?? stats.items, perItem, stats);
+  const gate: GateInput = {
+    passed: stats.passed,
+    samples: stats.samples,
+    errors: stats.errors,
+    threshold: meta.passThreshold,
+    interrupted: meta.interrupted,
+  };
+  const { passed } = applyGate(gate);
+  const verdict = verdictOf(gate, meta);
+  return {
+    kind: meta.kind,
+    run_id: meta.runId,
+    project_root: meta.projectRoot,
+    output_dir: meta.location,
+    started_at: meta.startedAt,
+    completed_at: meta.completedAt,
+    duration_ms: meta.durationMs,
+    run: { ...meta.run, cost: costOf(summary) },
+    verdict,
+    ...coverage,
+    stats,
+    summary: fields,
+    budget: meta.budget,
+    pass_threshold: meta.passThreshold,
+    run_passed: passed && !meta.budgetExhausted,
+    items: itemsOf(tally, options.text),
+  };
+}
+
+function verdictOf(gate: GateInput, meta: DocumentMeta): Verdict {
+  const after = countOf(gate.samples, "sample");
+  if (meta.interrupted) return { outcome: "interrupted", rule: `interrupted after ${after}` };
+  if (meta.budgetExhausted) {
+    return { outcome: "budget_exhausted", rule: `budget exceeded after ${after}` };
+  }
+  return { outcome: applyGate(gate).passed ? "passed" : "failed", rule: thresholdRule(gate) };
+}
+
+/** `18/20 samples passed (90.0%) < threshold 1.0, and 1 error sample`. */
+export function thresholdRule(gate: GateInput): string {
+  if (gate.samples === 0) return "no sample ran";
+  const { meetsThreshold } = applyGate(gate);
+  const share = `${gate.passed}/${gate.samples} samples passed (${percent(gate.passed / gate.samples)})`;
+  const against = `${meetsThreshold ? "≥" : "<"} threshold ${thresholdText(gate.threshold)}`;
+  return `${share} ${against}${errorsClause(gate.errors, meetsThreshold)}`;
+}
+
+function errorsClause(errors: number, meetsThreshold: boolean): string {
+  if (errors === 0) return meetsThreshold ? ", no error samples" : "";
+  return `${meetsThreshold ? ", but" : ", and"} ${countOf(errors, "error sample")}`;
+}
+
+/** `1.0`, `0.9`, `0.95`: as a setting is written. */
+function thresholdText(threshold: number): string {
+  return Number.isInteger(threshold) ? threshold.toFixed(1) : String(threshold);
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+function costOf(summary: RunSummary): number | null {
+  const { target, judge } = summary.tokens;
+  const priced = [...target, ...(judge ? [judge] : [])];
+  if (priced.length === 0 || priced.some((t) => t.cost === null)) return null;
+  return priced.reduce((sum, t) => sum + (t.cost ?? 0), 0);
+}
+
+/** Worst first: lowest score, then most errors, then by id (the same rows, the same order). */
+function itemsOf(tally: RowTally, text?: (id: string) => ItemText | undefined): DocumentItem[] {
+  return [...tally.items.values()]
+    .sort(worstFirst)
+    .map((item) => itemOf(item, tally, text?.(item.id)));
+}
+
+function worstFirst(a: ItemTally, b: ItemTally): number {
+  return (
+    a.sum / a.n - b.sum / b.n || b.errors - a.errors || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+function itemOf(item: ItemTally, tally: RowTally, text: ItemText | undefined): DocumentItem {
+  return {
+    id: item.id,
+    stratum: item.stratum,
+    tags: item.tags,
+    samples: item.n,
+    score: item.sum / item.n,
+    errors: item.errors,
+    cached: item.cached,
+    problem: item.problem,
+    type: text?.type ?? null,
+    description: text?.description ?? null,
+    source: text?.source ?? null,
+    input: text?.input ?? null,
+    outcomes: tally.outcomesOf(item.id),
+  };
+}
