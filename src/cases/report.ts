@@ -110,6 +110,7 @@ export function buildCaseReport(
         samples_per_item: meta.k,
       },
       itemsPlanned: run.cases.length,
+      planned: run.cases.map((c) => c.id),
       passThreshold: meta.pass_threshold,
       interrupted: meta.interrupted,
       budget: meta.budget,

@@ -104,8 +104,9 @@ export interface ReportTiming {
   provenance: RunProvenance;
   /** The judge agent, when a check is judged by one. */
   judge: string | null;
-  /** The checks the run set out with, and the samples of each. */
+  /** The checks the run set out with (their ids when known), and the samples of each. */
   itemsPlanned: number;
+  planned?: readonly string[];
   samples: number;
 }
 
@@ -137,6 +138,7 @@ export function buildCheckReport(
         samples_per_item: timing.samples,
       },
       itemsPlanned: timing.itemsPlanned,
+      planned: timing.planned,
       passThreshold: timing.passThreshold,
       interrupted: timing.interrupted,
       budget: null,

@@ -134,6 +134,7 @@ async function finish(
     passThreshold: config.passThreshold,
     pricing: config.pricing,
     itemsPlanned: items.length,
+    planned: items.map((item) => item.id),
     samples,
     judge: judgeOf(
       harnessSettings(
@@ -176,6 +177,7 @@ export interface CheckRunMeta {
   passThreshold: number;
   pricing: Pricing;
   itemsPlanned: number;
+  planned?: readonly string[];
   samples: number;
   judge: string | null;
 }
@@ -204,6 +206,7 @@ export function finishedChecks(
       provenance: context.provenance,
       judge: meta.judge,
       itemsPlanned: meta.itemsPlanned,
+      planned: meta.planned,
       samples: meta.samples,
     },
     { pricing: meta.pricing },

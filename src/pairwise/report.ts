@@ -1,36 +1,10 @@
 import { z } from "zod";
+import { pairCountsShape, pairStatsShape } from "../report/blocks.js";
 import { budgetSchema } from "../report/document.js";
 
 const count = z.number().int().min(0);
-const share = z.number().min(0).max(1).nullable();
 const net = z.number().min(-1).max(1).nullable();
-
-const countsShape = {
-  wins: count.describe("Pairs where both orders chose the candidate's answer."),
-  ties: count.describe("Pairs both orders called a tie."),
-  losses: count.describe("Pairs where both orders chose the baseline's answer."),
-  inconsistent: count.describe(
-    "Pairs the two orders disagree on (counted as ties in the net win rate).",
-  ),
-  errors: count.describe(
-    "Pairs with no verdict in some order (a failed call, no verdict, a missing answer): left out.",
-  ),
-  pairs: count.describe("Pairs judged in both orders: wins + ties + losses + inconsistent."),
-};
-
-export const pairStatsShape = {
-  ...countsShape,
-  items: count.describe("Cases with a pair judged in both orders."),
-  net_win_rate: net.describe(
-    "The candidate's (wins − losses) / pairs per case, averaged over cases; null with none.",
-  ),
-  ci_low: net,
-  ci_high: net,
-  consistency: share.describe("Swap consistency: consistent pairs / pairs."),
-  position_bias: share.describe(
-    "Of the verdicts that name a winner, the share naming the answer shown first (0.5: none).",
-  ),
-};
+const countsShape = pairCountsShape;
 
 const itemSchema = z.strictObject({
   id: z.string(),

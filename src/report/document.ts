@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { statusSchema } from "../run/record.js";
+import { compareBlockSchema, pairwiseBlockSchema } from "./blocks.js";
 import { coverageOf, coverageShape } from "./coverage.js";
 import { applyGate, countOf, type GateInput } from "./gate.js";
 import type { ItemTally, RowTally } from "./row-tally.js";
@@ -147,6 +148,11 @@ export const documentShape = {
     .boolean()
     .describe("Completed, no error sample, and the threshold met (the gate of eb's runs)."),
   items: z.array(documentItemSchema).describe("Every item that ran, worst first."),
+  not_run: z
+    .array(z.string())
+    .describe("Items the run planned and never ran, when the run names them."),
+  compare: compareBlockSchema.nullable(),
+  pairwise: pairwiseBlockSchema.nullable(),
 };
 export const runDocumentSchema = z
   .strictObject(documentShape)
@@ -164,6 +170,8 @@ export interface DocumentMeta {
   durationMs: number | null;
   run: Omit<RunInfo, "cost">;
   itemsPlanned: number | null;
+  /** Every item the run set out with, when known: those with no row are `not_run`. */
+  planned?: readonly string[];
   passThreshold: number;
   interrupted: boolean;
   budget: RunDocument["budget"];
@@ -215,6 +223,9 @@ export function buildDocument(
     pass_threshold: meta.passThreshold,
     run_passed: passed && !meta.budgetExhausted,
     items: itemsOf(tally, options.text),
+    not_run: (meta.planned ?? []).filter((id) => !tally.items.has(id)),
+    compare: null,
+    pairwise: null,
   };
 }
 

@@ -331,6 +331,7 @@ async function finishedOf(
       passThreshold,
       pricing: config.pricing,
       itemsPlanned,
+      planned: Object.keys(first.manifest.definitions),
       samples: first.manifest.samples,
       judge: judgeOf(first.manifest),
     });

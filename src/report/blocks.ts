@@ -1,0 +1,130 @@
+/**
+ * The run document's optional blocks: what `eb compare`, `eb pairwise` and a leaderboard add to
+ * the documents they show. Each is a field of the document, so every renderer shows it the same.
+ */
+import { z } from "zod";
+import { INTERVAL_METHODS } from "../stats/types.js";
+
+const count = z.number().int().min(0);
+const share = z.number().min(0).max(1).nullable();
+const net = z.number().min(-1).max(1).nullable();
+const GATE_VERDICTS = ["pass", "regression", "inconclusive"] as const;
+
+export const CHANGES = ["broke", "fixed", "changed", "same", "new", "gone"] as const;
+/** How an item moved between the baseline and the candidate. */
+export type Change = (typeof CHANGES)[number];
+
+/** The candidate's document, paired by item with its baseline's (`eb compare`, `--baseline`). */
+export const compareBlockSchema = z
+  .strictObject({
+    baseline: z.strictObject({ run_id: z.string().nullable(), location: z.string() }),
+    delta: z.number(),
+    ci_low: z.number(),
+    ci_high: z.number(),
+    ci_level: z.number(),
+    ci_method: z.enum(INTERVAL_METHODS),
+    paired: count.describe("Items in both runs."),
+    margin: z.number(),
+    verdict: z.enum(GATE_VERDICTS),
+    mde: z.number().nullable().describe("The smallest drop this gate catches 80% of the time."),
+    items_needed: count.nullable(),
+    broke: z.array(z.string()).describe("Items whose score dropped, largest drop first."),
+    fixed: z.array(z.string()).describe("Items whose score rose, largest gain first."),
+    missing_from_candidate: z.array(z.string()),
+    missing_from_baseline: z.array(z.string()),
+    strata: z.array(
+      z.strictObject({
+        stratum: z.string(),
+        n: count,
+        delta: z.number(),
+        low: z.number(),
+        high: z.number(),
+        level: z.number(),
+        verdict: z.enum(GATE_VERDICTS).nullable(),
+      }),
+    ),
+    changes: z
+      .record(z.string(), z.enum(CHANGES))
+      .describe("By item id, for every item of either run."),
+    warnings: z.array(z.string()),
+  })
+  .describe("The paired comparison with a baseline run.");
+export type CompareBlock = z.output<typeof compareBlockSchema>;
+
+const countsShape = {
+  wins: count.describe("Pairs where both orders chose the candidate's answer."),
+  ties: count.describe("Pairs both orders called a tie."),
+  losses: count.describe("Pairs where both orders chose the baseline's answer."),
+  inconsistent: count.describe(
+    "Pairs the two orders disagree on (counted as ties in the net win rate).",
+  ),
+  errors: count.describe(
+    "Pairs with no verdict in some order (a failed call, no verdict, a missing answer): left out.",
+  ),
+  pairs: count.describe("Pairs judged in both orders: wins + ties + losses + inconsistent."),
+};
+export const pairCountsShape = countsShape;
+
+export const pairStatsShape = {
+  ...countsShape,
+  items: count.describe("Cases with a pair judged in both orders."),
+  net_win_rate: net.describe(
+    "The candidate's (wins − losses) / pairs per case, averaged over cases; null with none.",
+  ),
+  ci_low: net,
+  ci_high: net,
+  consistency: share.describe("Swap consistency: consistent pairs / pairs."),
+  position_bias: share.describe(
+    "Of the verdicts that name a winner, the share naming the answer shown first (0.5: none).",
+  ),
+};
+
+/** What `eb pairwise` found: wins, ties, losses, the net win rate and the judge's order effect. */
+export const pairwiseBlockSchema = z
+  .strictObject({
+    ...pairStatsShape,
+    level: z.number(),
+    margin: z.number(),
+    verdict: z.enum(GATE_VERDICTS),
+    judge_model: z.string(),
+    position_note: z
+      .string()
+      .nullable()
+      .describe("What the judge's verdicts say of the order the answers were shown in."),
+    strata: z.array(z.strictObject({ stratum: z.string(), ...pairStatsShape })),
+  })
+  .describe("The order-swapped judging of two runs' answers.");
+export type PairwiseBlock = z.output<typeof pairwiseBlockSchema>;
+
+const nullableNumber = z.number().nullable();
+
+/** One row of a leaderboard (`eb report RUN RUN…`), best first. */
+export const leaderboardEntrySchema = z.strictObject({
+  rank: z.number().int().min(1),
+  run_id: z.string(),
+  location: z.string(),
+  kind: z.enum(["checks", "cases", "pairwise"]).nullable(),
+  model: z.string().nullable(),
+  items: count,
+  samples: count,
+  pass_rate: nullableNumber,
+  ci_low: nullableNumber,
+  ci_high: nullableNumber,
+  ci_level: z.number(),
+  ci_method: z.enum(INTERVAL_METHODS),
+  cost: nullableNumber,
+  cost_note: z.string().nullable(),
+  latency_p50_ms: nullableNumber,
+  latency_p95_ms: nullableNumber,
+  errors: count,
+  best: z.boolean(),
+  indistinguishable_from_best: z.boolean(),
+  delta_vs_best: nullableNumber,
+  delta_ci_low: nullableNumber,
+  delta_ci_high: nullableNumber,
+  delta_ci_level: nullableNumber,
+  paired_items: count.nullable(),
+  pareto_front: z.boolean().nullable(),
+  pareto_axis: z.enum(["cost", "latency_p50_ms"]).nullable(),
+});
+export type LeaderboardEntry = z.output<typeof leaderboardEntrySchema>;
