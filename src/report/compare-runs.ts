@@ -1,6 +1,8 @@
 import { InputError } from "../errors.js";
 import type { ManifestSummary } from "../run/manifest.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
+import type { Change, CompareBlock } from "./blocks.js";
+import type { DocumentItem, RunDocument } from "./document.js";
 import type { RunRows } from "./read-rows.js";
 import { fractionalScoreWarning, samplesPerItemWarning } from "./score-warnings.js";
 
@@ -80,4 +82,69 @@ function noSharedItem(base: RunRows, cand: RunRows): string {
 export function preview(ids: readonly string[]): string {
   const shown = ids.slice(0, 5).join(", ");
   return ids.length > 5 ? `${shown}, … ${ids.length - 5} more` : shown;
+}
+
+/**
+ * The comparison as a block of the candidate's document, with how each item moved: broke and
+ * fixed are the comparison's own lists; changed is a paired item whose score held but whose
+ * outcome or answer per sample did not.
+ */
+export function compareBlock(c: RunComparison, base: RunDocument, cand: RunDocument): CompareBlock {
+  return {
+    baseline: { run_id: base.run_id, location: base.output_dir },
+    delta: c.delta,
+    ci_low: c.low,
+    ci_high: c.high,
+    ci_level: c.level,
+    ci_method: c.method,
+    paired: c.n,
+    margin: c.margin,
+    verdict: c.verdict,
+    mde: Number.isNaN(c.mde) ? null : c.mde,
+    items_needed: c.itemsNeeded,
+    broke: c.broke,
+    fixed: c.fixed,
+    missing_from_candidate: c.missingFromCandidate,
+    missing_from_baseline: c.missingFromBaseline,
+    strata: c.strata,
+    changes: changesOf(c, base, cand),
+    warnings: c.warnings,
+  };
+}
+
+/** The candidate's document with the comparison as its verdict (the gate of `eb compare`). */
+export function withComparison(
+  cand: RunDocument,
+  block: CompareBlock,
+  gate: { passed: boolean; rule: string },
+): RunDocument {
+  const failed = block.verdict === "pass" ? "failed" : block.verdict;
+  return {
+    ...cand,
+    compare: block,
+    verdict: { outcome: gate.passed ? "passed" : failed, rule: gate.rule },
+    run_passed: gate.passed,
+  };
+}
+
+function changesOf(c: Comparison, base: RunDocument, cand: RunDocument): Record<string, Change> {
+  const changes: Record<string, Change> = {};
+  const before = new Map(base.items.map((item) => [item.id, item]));
+  const candIds = new Set(cand.items.map((item) => item.id));
+  for (const item of cand.items) {
+    const was = before.get(item.id);
+    changes[item.id] = was === undefined ? "new" : differs(was, item) ? "changed" : "same";
+  }
+  for (const item of base.items) if (!candIds.has(item.id)) changes[item.id] = "gone";
+  for (const id of c.broke) changes[id] = "broke";
+  for (const id of c.fixed) changes[id] = "fixed";
+  return changes;
+}
+
+function differs(a: DocumentItem, b: DocumentItem): boolean {
+  if (a.outcomes.length !== b.outcomes.length) return true;
+  return a.outcomes.some((outcome, i) => {
+    const other = b.outcomes[i]!;
+    return outcome.status !== other.status || outcome.excerpt !== other.excerpt;
+  });
 }

@@ -24,9 +24,9 @@ export interface RunRows {
 export async function readRun(
   location: string,
   visit?: (row: StoredRow, kind: RunKind | null) => void,
+  tally = new RowTally(),
 ): Promise<RunRows> {
   const file = await rowsFile(location);
-  const tally = new RowTally();
   let manifest: ManifestSummary | null = null;
   const warnings = await forEachLine(file, (parsed) => {
     if ("manifest" in parsed) {

@@ -35,12 +35,26 @@ export interface ManifestSummary {
   judge_model: string | null;
   /** What the run set out to do, when its manifest says (runs of earlier versions do not). */
   planned: { items: number; samplesPerItem: number } | null;
+  /** Where the run came from and how it ended, as far as the manifest says. */
+  version: string | null;
+  git_commit: string | null;
+  project_root: string | null;
+  command: string[] | null;
+  started_at: string | null;
+  ended_at: string | null;
+  interrupted: boolean | null;
+  budget_exceeded: boolean | null;
+  resumes: number;
+  shards: string[] | null;
+  merged_runs: string[] | null;
 }
 
 const count = z.number().int().min(0).nullable().catch(null).default(null);
+const text = z.string().nullable().catch(null).default(null);
+const flag = z.boolean().nullable().catch(null).default(null);
 
 /** Each field on its own: one that is missing or of another shape reads as absent. */
-const summarySchema = z.looseObject({
+const summarySchema = z.object({
   kind: z.enum(["checks", "cases", "pairwise"]).nullable().catch(null).default(null),
   run_id: z.string().nullable().catch(null).default(null),
   target: z
@@ -54,6 +68,17 @@ const summarySchema = z.looseObject({
   definitions: z.record(z.string(), z.string()).catch({}).default({}),
   judge_model: z.string().nullable().catch(null).default(null),
   items_planned: count,
+  version: text,
+  git_commit: text,
+  project_root: text,
+  command: z.array(z.string()).nullable().catch(null).default(null),
+  started_at: text,
+  ended_at: text,
+  interrupted: flag,
+  budget_exceeded: flag,
+  resumes: count,
+  shards: z.array(z.string()).nullable().catch(null).default(null),
+  merged_runs: z.array(z.string()).nullable().catch(null).default(null),
   // Samples per item: k of a case run, samples of a check run.
   k: count,
   samples: count,
@@ -61,27 +86,9 @@ const summarySchema = z.looseObject({
 
 export function summarizeManifest(value: unknown): ManifestSummary {
   const parsed = summarySchema.safeParse(value);
-  if (!parsed.success) {
-    return {
-      kind: null,
-      run_id: null,
-      target: null,
-      definitions: {},
-      judge_model: null,
-      planned: null,
-    };
-  }
-  const {
-    kind,
-    run_id,
-    target,
-    definitions,
-    judge_model,
-    items_planned: items,
-    k,
-    samples,
-  } = parsed.data;
+  const data = parsed.success ? parsed.data : summarySchema.parse({});
+  const { items_planned: items, k, samples, resumes, ...fields } = data;
   const samplesPerItem = k ?? samples;
   const planned = items === null || samplesPerItem === null ? null : { items, samplesPerItem };
-  return { kind, run_id, target, definitions, judge_model, planned };
+  return { ...fields, planned, resumes: resumes ?? 0 };
 }
