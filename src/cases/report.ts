@@ -82,7 +82,7 @@ export type CaseReportMeta = Pick<
 /** The rows of a case run: their aggregates (why items fell short too), the cases in file order. */
 export interface CaseRunRows {
   rows: RowTally;
-  cases: readonly (Pick<Case, "id"> & Partial<Pick<Case, "messages">>)[];
+  cases: readonly (Pick<Case, "id"> & Partial<Pick<Case, "messages" | "stratum">>)[];
   tally: CaseTally;
 }
 
@@ -110,7 +110,7 @@ export function buildCaseReport(
         samples_per_item: meta.k,
       },
       itemsPlanned: run.cases.length,
-      planned: run.cases.map((c) => c.id),
+      planned: run.cases,
       passThreshold: meta.pass_threshold,
       interrupted: meta.interrupted,
       budget: meta.budget,

@@ -106,7 +106,7 @@ export interface ReportTiming {
   judge: string | null;
   /** The checks the run set out with (their ids when known), and the samples of each. */
   itemsPlanned: number;
-  planned?: readonly string[];
+  planned?: readonly { id: string }[];
   samples: number;
 }
 

@@ -134,7 +134,7 @@ async function finish(
     passThreshold: config.passThreshold,
     pricing: config.pricing,
     itemsPlanned: items.length,
-    planned: items.map((item) => item.id),
+    planned: items,
     samples,
     judge: judgeOf(
       harnessSettings(
@@ -177,7 +177,7 @@ export interface CheckRunMeta {
   passThreshold: number;
   pricing: Pricing;
   itemsPlanned: number;
-  planned?: readonly string[];
+  planned?: readonly { id: string }[];
   samples: number;
   judge: string | null;
 }

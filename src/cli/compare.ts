@@ -1,11 +1,16 @@
 import pc from "picocolors";
 import { EXIT, InputError } from "../errors.js";
 import { environmentScrub, writeComparePage } from "../html/write.js";
+import { compareJunit } from "../render/junit.js";
 import { COMPARE_MARKER, comparisonMarkdown } from "../report/compare-markdown.js";
-import { compareRunRows, type RunComparison } from "../report/compare-runs.js";
+import {
+  compareBlock,
+  compareRunRows,
+  type RunComparison,
+  withComparison,
+} from "../report/compare-runs.js";
 import { comparisonText } from "../report/compare-text.js";
-import { writeJunit } from "../report/junit.js";
-import { comparisonItems, runItems } from "../report/junit-items.js";
+import { readDocument } from "../report/read-document.js";
 import { readRun } from "../report/read-rows.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import type { Adjustment } from "../stats/adjust.js";
@@ -16,6 +21,7 @@ import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
 import { terminalSafe, terminalSafeJson } from "./terminal.js";
+import { writeJunit } from "./write-whole.js";
 
 /** The gate's options, shared by `eb compare` and `eb eval --baseline`. */
 export interface GateFlags {
@@ -58,8 +64,11 @@ export async function compareCommand(
     process.stdout.write(`${[COMPARE_MARKER, "", ...body].join("\n")}\n`);
   } else printComparison(comparison, flags.json === true);
   if (flags.junit !== undefined) {
-    const items = comparisonItems(comparison, baseRows.tally, await runItems(cand), passed);
-    await writeJunit(flags.junit, `eb compare ${base} ${cand}`, items);
+    const read = (location: string) => readDocument(location, { outcomes: true });
+    const [b, c] = await Promise.all([read(base), read(cand)]);
+    const block = compareBlock(comparison, b.document, c.document);
+    const judged = withComparison(c.document, block, { passed, rule: "" });
+    await writeJunit(flags.junit, compareJunit(b.document, judged, `eb compare ${base} ${cand}`));
   }
   // Annotations keep off stdout when it carries JSON or the comment body.
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;

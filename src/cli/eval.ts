@@ -4,9 +4,8 @@ import type { RunCasesOptions } from "../cases/options.js";
 import { runCases } from "../cases/run-cases.js";
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
+import { runJunit } from "../render/junit.js";
 import { gateLine, runText } from "../render/run-text.js";
-import { writeJunit } from "../report/junit.js";
-import { runItems } from "../report/junit-items.js";
 import { baselineGate } from "./compare.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
@@ -15,6 +14,7 @@ import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { resumeHint } from "./resume-hint.js";
 import { terminalSafe, terminalSafeStrings } from "./terminal.js";
+import { writeJunit } from "./write-whole.js";
 
 export interface EvalFlags extends Record<string, unknown> {
   cwd: string;
@@ -74,7 +74,7 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
     process.stdout.write(runText(terminalSafeStrings(run.report), { gate }));
     debug(`run folder: ${run.runDir}`);
     if (flags.junit !== undefined) {
-      await writeJunit(flags.junit, `eb eval ${run.report.run_id}`, await runItems(run.runDir));
+      await writeJunit(flags.junit, runJunit(run.report, `eb eval ${run.report.run_id}`));
     }
     const interrupted = run.exitCode === EXIT.interrupted;
     // An interrupted run is not compared: the resume hint says how to finish it first.

@@ -1,4 +1,5 @@
 import { appendFile } from "node:fs/promises";
+import { brokeReason } from "../render/junit.js";
 import { type ComparedRun, comparedRun, comparisonMarkdown } from "../report/compare-markdown.js";
 import type { RunComparison } from "../report/compare-runs.js";
 import type { Coverage } from "../report/coverage.js";
@@ -10,7 +11,6 @@ import {
   failingAnnotations,
   runSummaryMarkdown,
 } from "../report/github.js";
-import { brokeReason } from "../report/junit-items.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import { type ItemPlace, runDefinitions } from "../report/run-definitions.js";
 import type { RunSummary } from "../report/run-summary.js";

@@ -4,9 +4,8 @@ import pc from "picocolors";
 import { runChecks } from "../checks/run-checks.js";
 import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
+import { runJunit } from "../render/junit.js";
 import { gateLine, runText } from "../render/run-text.js";
-import { writeJunit } from "../report/junit.js";
-import { runItems } from "../report/junit-items.js";
 import type { CheckRow } from "../run/record.js";
 import type { RunProgress } from "../run/suite.js";
 import { runToGithub } from "./github.js";
@@ -15,6 +14,7 @@ import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { resumeHint } from "./resume-hint.js";
 import { terminalSafeStrings } from "./terminal.js";
+import { writeJunit } from "./write-whole.js";
 
 export interface RunFlags extends Record<string, unknown> {
   cwd: string;
@@ -71,7 +71,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         : runText(terminalSafeStrings(run.report)),
     );
     if (flags.junit !== undefined) {
-      await writeJunit(flags.junit, `eb run ${run.report.run_id}`, await runItems(run.runDir));
+      await writeJunit(flags.junit, runJunit(run.report, `eb run ${run.report.run_id}`));
     }
     await runToGithub({
       command: "eb run",

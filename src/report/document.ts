@@ -149,7 +149,7 @@ export const documentShape = {
     .describe("Completed, no error sample, and the threshold met (the gate of eb's runs)."),
   items: z.array(documentItemSchema).describe("Every item that ran, worst first."),
   not_run: z
-    .array(z.string())
+    .array(z.strictObject({ id: z.string(), stratum: z.string() }))
     .describe("Items the run planned and never ran, when the run names them."),
   compare: compareBlockSchema.nullable(),
   pairwise: pairwiseBlockSchema.nullable(),
@@ -171,7 +171,7 @@ export interface DocumentMeta {
   run: Omit<RunInfo, "cost">;
   itemsPlanned: number | null;
   /** Every item the run set out with, when known: those with no row are `not_run`. */
-  planned?: readonly string[];
+  planned?: readonly { id: string; stratum?: string }[];
   passThreshold: number;
   interrupted: boolean;
   budget: RunDocument["budget"];
@@ -223,7 +223,9 @@ export function buildDocument(
     pass_threshold: meta.passThreshold,
     run_passed: passed && !meta.budgetExhausted,
     items: itemsOf(tally, options.text),
-    not_run: (meta.planned ?? []).filter((id) => !tally.items.has(id)),
+    not_run: (meta.planned ?? [])
+      .filter(({ id }) => !tally.items.has(id))
+      .map(({ id, stratum }) => ({ id, stratum: stratum ?? "" })),
     compare: null,
     pairwise: null,
   };

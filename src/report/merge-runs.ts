@@ -331,7 +331,7 @@ async function finishedOf(
       passThreshold,
       pricing: config.pricing,
       itemsPlanned,
-      planned: Object.keys(first.manifest.definitions),
+      planned: Object.keys(first.manifest.definitions).map((id) => ({ id })),
       samples: first.manifest.samples,
       judge: judgeOf(first.manifest),
     });

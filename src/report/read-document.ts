@@ -51,7 +51,7 @@ function metaOf(m: ManifestSummary | null, file: string, passThreshold: number):
       merged: m?.shards && m.merged_runs ? { shards: m.shards, runs: m.merged_runs } : null,
     },
     itemsPlanned: m?.planned?.items ?? null,
-    planned: m?.kind === "checks" ? Object.keys(m.definitions) : undefined,
+    planned: m?.kind === "checks" ? Object.keys(m.definitions).map((id) => ({ id })) : undefined,
     passThreshold,
     // A run that never ended (killed) is as incomplete as one interrupted.
     interrupted: m !== null && m.started_at !== null && (m.interrupted ?? true),

@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { EXCERPT_CHARS, type JunitItem, junitXml } from "../../src/report/junit.js";
-import { comparisonItems } from "../../src/report/junit-items.js";
+import { compareJunit, EXCERPT_CHARS, type JunitItem, junitXml } from "../../src/render/junit.js";
+import { compareBlock, withComparison } from "../../src/report/compare-runs.js";
+import { buildDocument, type RunDocument } from "../../src/report/document.js";
 import { RowTally } from "../../src/report/row-tally.js";
 import { comparePaired } from "../../src/stats/compare.js";
 
@@ -52,26 +53,56 @@ describe("junitXml", () => {
   });
 });
 
-describe("comparisonItems", () => {
+/** A run's document from one sample per item, planning `planned` items. */
+function documentOf(scores: Record<string, number>, ids: string[]): RunDocument {
+  const tally = new RowTally({ outcomes: true });
+  for (const [id, score] of Object.entries(scores)) tally.add({ id, score, sample: 0 });
+  const run = {
+    tool_version: null,
+    git_commit: null,
+    command: null,
+    target: null,
+    judge: null,
+    samples_per_item: 1,
+    resumes: 0,
+    merged: null,
+  };
+  return buildDocument(tally, {
+    kind: "cases",
+    runId: null,
+    projectRoot: null,
+    location: "run",
+    startedAt: null,
+    completedAt: null,
+    durationMs: null,
+    run,
+    itemsPlanned: ids.length,
+    planned: ids.map((id) => ({ id })),
+    passThreshold: 1,
+    interrupted: false,
+    budget: null,
+    budgetExhausted: false,
+  });
+}
+
+describe("compareJunit", () => {
   it("keeps a candidate item that never ran skipped, neither broke nor held", () => {
-    const tally = (scores: Record<string, number>) => {
-      const t = new RowTally();
-      for (const [id, score] of Object.entries(scores)) t.add({ id, score, sample: 0 });
-      return t;
-    };
-    const base = tally({ ran: 1, "not-run": 1 });
-    const cand = tally({ ran: 0 });
-    const comparison = { ...comparePaired(base.items, cand.items), warnings: [] };
-    const candidate = [
-      item({ name: "ran", samples: { passed: 0, run: 1 } }),
-      item({ name: "not-run", outcome: "skipped", reason: "not run: the run was interrupted" }),
-    ];
-    const items = comparisonItems(comparison, base, candidate, false);
-    expect(items.map((i) => [i.name, i.outcome])).toEqual([
+    const base = documentOf({ ran: 1, "not-run": 1 }, ["ran", "not-run"]);
+    const cand = documentOf({ ran: 0 }, ["ran", "not-run"]);
+    const tally = (doc: RunDocument) =>
+      new Map(doc.items.map((i) => [i.id, { id: i.id, sum: i.score, n: i.samples, stratum: "" }]));
+    const comparison = { ...comparePaired(tally(base), tally(cand)), warnings: [] };
+    const judged = withComparison(cand, compareBlock(comparison, base, cand), {
+      passed: false,
+      rule: "",
+    });
+    const xml = compareJunit(base, judged, "s");
+    const cases = [...xml.matchAll(/<testcase classname="[^"]*" name="([^"]*)"[^>]*>\s*<(\w+)/g)];
+    expect(cases.map((m) => [m[1], m[2]])).toEqual([
       ["ran", "failure"],
       ["not-run", "skipped"],
       ["gate", "failure"],
     ]);
-    expect(junitXml("s", items)).toContain('<skipped message="not run: the run was interrupted"/>');
+    expect(xml).toContain('<skipped message="not run: the run was interrupted"/>');
   });
 });

@@ -1,4 +1,5 @@
-import { writeWhole } from "./write-whole.js";
+import type { DocumentItem, RunDocument } from "../report/document.js";
+import { fixed } from "./stats-text.js";
 
 /** One item of a run (or of a comparison) as a JUnit `testcase`. */
 export interface JunitItem {
@@ -114,11 +115,105 @@ export function junitXml(suite: string, items: readonly JunitItem[]): string {
   ].join("\n");
 }
 
-/** Writes the document whole or not at all, its folders created. */
-export async function writeJunit(
-  file: string,
-  suite: string,
-  items: readonly JunitItem[],
-): Promise<void> {
-  await writeWhole(file, junitXml(suite, items), "--junit", "the JUnit XML");
+/** For the items with no stratum and no check YAML (the article's rows). */
+const NO_CLASS = "eval-banana";
+
+const NOT_RUN = "not run: the run was interrupted";
+
+/** The JUnit XML of a run: a testcase per item, then the planned items that never ran, skipped. */
+export function runJunit(doc: RunDocument, suite: string): string {
+  return junitXml(suite, runItems(doc));
+}
+
+function runItems(doc: RunDocument): JunitItem[] {
+  const ran = doc.items.map((item): JunitItem => itemOf(item));
+  const named = doc.not_run.map(({ id, stratum }) => skipped(stratum || NO_CLASS, id));
+  const unnamed = doc.items_not_run - named.length;
+  const counted =
+    unnamed > 0 ? [skipped(NO_CLASS, `${unnamed} item${unnamed === 1 ? "" : "s"} not run`)] : [];
+  return [...ran, ...named, ...counted];
+}
+
+function itemOf(item: DocumentItem): JunitItem {
+  const outcome = item.errors > 0 ? "error" : item.problem !== null ? "failure" : "passed";
+  // The output of the first sample that fell short (the one the reason is about), else the first.
+  const shown = item.outcomes.find((o) => o.status !== "passed") ?? item.outcomes[0];
+  const ms = item.outcomes.reduce<number | null>(
+    (sum, o) => (o.ms === null ? sum : (sum ?? 0) + o.ms),
+    null,
+  );
+  return {
+    classname: item.source ?? (item.stratum || NO_CLASS),
+    name: item.id,
+    ms,
+    outcome,
+    reason: item.problem,
+    stdout: shown?.excerpt == null ? null : cutNote(shown.excerpt, shown.chars),
+    stderr: null,
+    flaky: item.score > 0 && item.score < 1,
+    samples: { passed: Math.round(item.score * item.samples), run: item.samples },
+  };
+}
+
+/** A document's excerpt says where it was cut, as a long answer here would. */
+function cutNote(excerpt: string, chars: number | null): string {
+  if (chars === null || chars <= excerpt.length) return excerpt;
+  return `${excerpt}\n[cut: ${chars} characters in all, the whole in the run folder]`;
+}
+
+function skipped(classname: string, name: string): JunitItem {
+  return {
+    classname,
+    name,
+    ms: null,
+    outcome: "skipped",
+    reason: NOT_RUN,
+    stdout: null,
+    stderr: null,
+    flaky: false,
+    samples: null,
+  };
+}
+
+/**
+ * `eb compare` as testcases: one per paired item, the candidate's, a failure when it broke
+ * (its score dropped); then one for the gate, a failure when the gate failed (its exit code 1).
+ */
+export function compareJunit(base: RunDocument, cand: RunDocument, suite: string): string {
+  const compare = cand.compare;
+  if (compare === null) return runJunit(cand, suite);
+  const broke = new Set(compare.broke);
+  const baseItems = new Map(base.items.map((item) => [item.id, item]));
+  const paired = runItems(cand).filter((item) => baseItems.has(item.name));
+  const items = paired.map((item): JunitItem => {
+    if (item.outcome === "skipped") return item;
+    if (!broke.has(item.name)) return { ...item, outcome: "passed", reason: null };
+    const before = baseItems.get(item.name)!;
+    const now = item.samples && item.samples.passed / item.samples.run;
+    return { ...item, outcome: "failure", reason: brokeReason(before.score, now, item.reason) };
+  });
+  return junitXml(suite, [...items, gateItem(cand)]);
+}
+
+/** Why an item broke: its scores in both runs, then why the candidate fell short. */
+export function brokeReason(base: number, cand: number | null, reason: string | null): string {
+  const drop = `baseline ${fixed(base, 2)} → candidate ${fixed(cand, 2)}`;
+  return reason ? `${drop}; ${reason}` : drop;
+}
+
+function gateItem(cand: RunDocument): JunitItem {
+  const { delta, ci_low, ci_high, margin, verdict, paired } = cand.compare!;
+  const passed = cand.verdict.outcome === "passed";
+  const verdictLine = `${verdict}: delta ${fixed(delta, 3)} [${fixed(ci_low, 3)}, ${fixed(ci_high, 3)}] over ${paired} paired items, margin ${margin}`;
+  return {
+    classname: "eval-banana.compare",
+    name: "gate",
+    ms: null,
+    outcome: passed ? "passed" : "failure",
+    reason: passed ? null : verdictLine,
+    stdout: verdictLine,
+    stderr: null,
+    flaky: false,
+    samples: null,
+  };
 }

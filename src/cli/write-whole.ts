@@ -25,3 +25,8 @@ export async function writeWhole(
     throw new InputError(`${option} ${file}: could not write ${what}: ${why}`);
   }
 }
+
+/** `--junit FILE`: the JUnit XML, whole or not at all. */
+export function writeJunit(file: string, xml: string): Promise<void> {
+  return writeWhole(file, xml, "--junit", "the JUnit XML");
+}
