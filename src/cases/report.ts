@@ -1,3 +1,4 @@
+import path from "node:path";
 import { z } from "zod";
 import { buildDocument, documentShape, type RunProvenance } from "../report/document.js";
 import { applyGate, gateOf } from "../report/gate.js";
@@ -82,7 +83,7 @@ export type CaseReportMeta = Pick<
 /** The rows of a case run: their aggregates (why items fell short too), the cases in file order. */
 export interface CaseRunRows {
   rows: RowTally;
-  cases: readonly (Pick<Case, "id"> & Partial<Pick<Case, "messages" | "stratum">>)[];
+  cases: readonly (Pick<Case, "id"> & Partial<Pick<Case, "messages" | "stratum" | "line">>)[];
   tally: CaseTally;
 }
 
@@ -121,7 +122,12 @@ export function buildCaseReport(
       judgeModel: meta.judge_model,
       text: (id) => {
         const c = inputs.get(id);
-        return c?.messages ? { input: messagesText(c.messages) } : undefined;
+        if (!c) return undefined;
+        return {
+          input: c.messages ? messagesText(c.messages) : null,
+          source: caseSource(meta.cases_file, meta.project_root),
+          line: c.line ?? null,
+        };
       },
     },
   );
@@ -140,6 +146,12 @@ export function targetText(target: CaseReport["target"], versions: readonly stri
   if (target.kind === "command") return `command ${target.command}`;
   const named = versions.length > 0 ? ` (${versions.join(", ")})` : "";
   return `model ${target.model}${named} at ${target.api_base}`;
+}
+
+/** The case file as the project names it (as given when it lies outside the project). */
+function caseSource(file: string, projectRoot: string): string {
+  const relative = path.relative(projectRoot, path.resolve(projectRoot, file));
+  return relative.startsWith("..") ? file : relative.split(path.sep).join("/");
 }
 
 /** The messages as a reader scans them: `role: content`, cut to the excerpt's length. */

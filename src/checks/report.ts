@@ -107,6 +107,8 @@ export interface ReportTiming {
   /** The checks the run set out with (their ids when known), and the samples of each. */
   itemsPlanned: number;
   planned?: readonly { id: string }[];
+  /** The line of each check's id in its YAML, when known. */
+  lines?: ReadonlyMap<string, number>;
   samples: number;
 }
 
@@ -144,7 +146,10 @@ export function buildCheckReport(
       budget: null,
       budgetExhausted: false,
     },
-    { ...options, text: (id) => checkText(byId.get(id), timing.projectRoot) },
+    {
+      ...options,
+      text: (id) => checkText(byId.get(id), timing.projectRoot, timing.lines?.get(id)),
+    },
   );
   const { kind: _, ...fields } = document;
   return {
@@ -169,10 +174,14 @@ export function buildCheckReport(
   };
 }
 
-function checkText(check: CheckResult | undefined, projectRoot: string): ItemText | undefined {
+function checkText(
+  check: CheckResult | undefined,
+  projectRoot: string,
+  line: number | undefined,
+): ItemText | undefined {
   if (!check) return undefined;
   const source = path.relative(projectRoot, check.source_path).split(path.sep).join("/");
-  return { type: check.check_type, description: check.description || null, source };
+  return { type: check.check_type, description: check.description || null, source, line };
 }
 
 /** Characters of a stream kept in report.json; the whole stream is in its file. */

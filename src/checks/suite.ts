@@ -135,6 +135,7 @@ async function finish(
     pricing: config.pricing,
     itemsPlanned: items.length,
     planned: items,
+    lines: new Map(items.map((item) => [item.id, item.prepared.check.line])),
     samples,
     judge: judgeOf(
       harnessSettings(
@@ -178,6 +179,7 @@ export interface CheckRunMeta {
   pricing: Pricing;
   itemsPlanned: number;
   planned?: readonly { id: string }[];
+  lines?: ReadonlyMap<string, number>;
   samples: number;
   judge: string | null;
 }
@@ -207,6 +209,7 @@ export function finishedChecks(
       judge: meta.judge,
       itemsPlanned: meta.itemsPlanned,
       planned: meta.planned,
+      lines: meta.lines,
       samples: meta.samples,
     },
     { pricing: meta.pricing },

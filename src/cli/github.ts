@@ -1,19 +1,18 @@
 import { appendFile } from "node:fs/promises";
-import { brokeReason } from "../render/junit.js";
-import { type ComparedRun, comparedRun, comparisonMarkdown } from "../report/compare-markdown.js";
-import type { RunComparison } from "../report/compare-runs.js";
-import type { Coverage } from "../report/coverage.js";
-import { failingItems } from "../report/failing-items.js";
 import {
   type Annotation,
   annotationLines,
   brokeAnnotation,
-  failingAnnotations,
+  type ItemPlace,
+  runAnnotations,
   runSummaryMarkdown,
-} from "../report/github.js";
+} from "../render/github.js";
+import { brokeReason } from "../render/junit.js";
+import { type ComparedRun, comparedRun, comparisonMarkdown } from "../report/compare-markdown.js";
+import type { RunComparison } from "../report/compare-runs.js";
+import type { RunDocument } from "../report/document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
-import { type ItemPlace, runDefinitions } from "../report/run-definitions.js";
-import type { RunSummary } from "../report/run-summary.js";
+import { runDefinitions } from "../report/run-definitions.js";
 import { printWarning } from "./output.js";
 
 /**
@@ -36,18 +35,11 @@ function githubEnv(): GithubEnv {
   };
 }
 
-/** The fields of report.json (either kind) a job summary reads. */
-export interface RunReportFields extends Coverage {
-  run_id: string;
-  stats: RunSummary["stats"];
-  summary: Omit<RunSummary, "stats">;
-}
-
 /** A finished `eb run` or `eb eval`, and the comparison of `eb eval --baseline`. */
 export interface FinishedRun {
   command: "eb run" | "eb eval";
   runDir: string;
-  report: RunReportFields;
+  report: RunDocument;
   /** The gate's line as the console printed it. */
   gate: string;
   baseline?: BaselineOutcome;
@@ -65,25 +57,20 @@ export interface BaselineOutcome {
 /** After `eb run` or `eb eval`: the job summary and annotations, when GitHub Actions asks. */
 export function runToGithub(run: FinishedRun): Promise<void> {
   return whenAsked(async (github) => {
-    const rows = await readRun(run.runDir);
-    const failing = failingItems(rows.tally);
+    const doc = run.report;
     if (github.annotate) {
-      await annotate(github, rows, run.annotations, (places) =>
-        failingAnnotations(failing, places),
-      );
+      const lines = runAnnotations(doc, github.workspace ?? doc.project_root ?? process.cwd());
+      if (lines.length > 0) run.annotations.write(`${lines.join("\n")}\n`);
     }
     if (github.summaryFile === null) return;
-    const { report, baseline } = run;
-    const section = runSummaryMarkdown({
-      command: run.command,
-      runId: report.run_id,
-      summary: { stats: report.stats, ...report.summary },
-      coverage: report,
-      gate: run.gate,
-      failing,
-    });
+    const section = runSummaryMarkdown(doc, run.command, run.gate);
+    const { baseline } = run;
     const compared = baseline
-      ? comparisonMarkdown(baseline.comparison, runsOf(baseline.baseline, rows), baseline.passed)
+      ? comparisonMarkdown(
+          baseline.comparison,
+          runsOf(baseline.baseline, await readRun(run.runDir)),
+          baseline.passed,
+        )
       : [];
     await appendSummary(github.summaryFile, [...section, ...compared]);
   });

@@ -2,13 +2,14 @@ import pc from "picocolors";
 import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
 import { environmentScrub, writeRunPage } from "../html/write.js";
+import { FAILING_LISTED, failingItems, failingItemsText } from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
 import { type Calibration, calibrationText, readCalibratedRun } from "../report/calibrate.js";
-import { type Coverage, coverageOf, isIncomplete } from "../report/coverage.js";
-import { FAILING_LISTED, failingItems, failingItemsText } from "../report/failing-items.js";
+import { isIncomplete } from "../report/coverage.js";
+import type { RunDocument } from "../report/document.js";
+import { documentOf } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
-import { type RunStats, summarize } from "../report/run-summary.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { IntervalMethod } from "../stats/types.js";
@@ -50,15 +51,18 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
     pricing: config.pricing,
     judgeModel: rows.manifest?.judge_model ?? null,
   };
-  const summary = summarize(rows.tally, summaryOptions);
-  const planned = rows.manifest?.planned ?? null;
-  const coverage =
-    planned === null ? null : coverageOf(planned.items, planned.samplesPerItem, summary.stats);
-  const failing = failingItems(rows.tally);
+  const doc = documentOf(rows, summaryOptions);
+  const summary = { stats: doc.stats, ...doc.summary };
+  const coverage = rows.manifest?.planned ? doc : null;
+  const failing = failingItems(doc.items);
+  const failingFields = failing.map(({ id, score, samples, errors, problem }) => ({
+    ...{ id, score, samples, errors },
+    reason: problem,
+  }));
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...coverage, breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
-    : `${notRun(coverage, summary.stats)}${terminalSafe(
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failingFields, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
+    : `${notRun(doc)}${terminalSafe(
         `${summaryText(summary, coverage)}${calibration ? calibrationText(calibration) : ""}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
       )}`;
   process.stdout.write(output);
@@ -85,6 +89,6 @@ function calibrationField(calibration: Calibration | null) {
 }
 
 /** A run that never finished (interrupted, stopped, killed) says so before any figure. */
-function notRun(coverage: Coverage | null, stats: RunStats): string {
-  return isIncomplete(coverage, stats) ? `${pc.yellow(notRunLine(coverage, stats))}\n` : "";
+function notRun(doc: RunDocument): string {
+  return isIncomplete(doc, doc.stats) ? `${pc.yellow(notRunLine(doc, doc.stats))}\n` : "";
 }

@@ -143,7 +143,8 @@ function itemOf(item: DocumentItem): JunitItem {
     null,
   );
   return {
-    classname: item.source ?? (item.stratum || NO_CLASS),
+    // A check's YAML, a case's stratum: what a CI's test view groups by.
+    classname: (item.type === null ? item.stratum : item.source) || NO_CLASS,
     name: item.id,
     ms,
     outcome,

@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { code } from "../render/failing.js";
 import { fixed } from "../render/stats-text.js";
 import { readManifest } from "../run/rows.js";
 import type { RunComparison } from "./compare-runs.js";
 import { neededLine, signed, strataLevel, VERDICT_TEXT } from "./compare-text.js";
-import { code } from "./failing-items.js";
 import type { RunRows } from "./read-rows.js";
 import { REASON_CHARS } from "./reason.js";
 import type { ItemTally } from "./row-tally.js";

@@ -63,7 +63,11 @@ export const documentItemSchema = z.strictObject({
     .describe("Why the first failed or errored sample fell short; null if none."),
   type: z.string().nullable().describe("A check's type; null for a case."),
   description: z.string().nullable().describe("A check's description."),
-  source: z.string().nullable().describe("A check's YAML, relative to the project root."),
+  source: z
+    .string()
+    .nullable()
+    .describe("The file defining the item (a check's YAML, the case file), from the project root."),
+  line: z.number().int().min(1).nullable().describe("The line of the item's id in `source`."),
   input: z.string().nullable().describe("A case's messages, cut to EXCERPT_CHARS characters."),
   outcomes: z
     .array(outcomeSchema)
@@ -184,6 +188,7 @@ export interface ItemText {
   type?: string | null;
   description?: string | null;
   source?: string | null;
+  line?: number | null;
   input?: string | null;
 }
 
@@ -296,6 +301,7 @@ function itemOf(item: ItemTally, tally: RowTally, text: ItemText | undefined): D
     type: text?.type ?? null,
     description: text?.description ?? null,
     source: text?.source ?? null,
+    line: text?.line ?? null,
     input: text?.input ?? null,
     outcomes: tally.outcomesOf(item.id),
   };

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import {
-  COMPARE_MARKER,
-  comparedRun,
-  comparisonMarkdown,
-} from "../../src/report/compare-markdown.js";
-import { compareRunRows } from "../../src/report/compare-runs.js";
-import {
   ANNOTATIONS_SHOWN,
   annotationLine,
   annotationLines,
   escapeData,
   escapeProperty,
-} from "../../src/report/github.js";
+} from "../../src/render/github.js";
+import {
+  COMPARE_MARKER,
+  comparedRun,
+  comparisonMarkdown,
+} from "../../src/report/compare-markdown.js";
+import { compareRunRows } from "../../src/report/compare-runs.js";
 import type { RunRows } from "../../src/report/read-rows.js";
 import { RowTally } from "../../src/report/row-tally.js";
 

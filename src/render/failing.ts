@@ -1,16 +1,10 @@
-import { cell } from "../render/stats-markdown.js";
-import { fixed } from "../render/stats-text.js";
-import { oneLine, REASON_CHARS } from "./reason.js";
-import type { RowTally } from "./row-tally.js";
+import type { DocumentItem } from "../report/document.js";
+import { oneLine, REASON_CHARS } from "../report/reason.js";
+import { cell } from "./stats-markdown.js";
+import { fixed } from "./stats-text.js";
 
 /** An item with a failed or errored sample, and why the first of them fell short. */
-export interface FailingItem {
-  id: string;
-  score: number;
-  samples: number;
-  errors: number;
-  reason: string;
-}
+export type FailingItem = DocumentItem & { problem: string };
 
 /** Items `eb report` lists unless `--all` is given. */
 export const FAILING_LISTED = 10;
@@ -18,26 +12,9 @@ export const FAILING_LISTED = 10;
 /** Ids are padded to line up up to this width; a longer one just pushes its line on. */
 const ID_WIDTH = 40;
 
-/** Every item that fell short, worst first: lowest score, then most errors, then by id. */
-export function failingItems(tally: RowTally): FailingItem[] {
-  return [...tally.items.values()]
-    .flatMap((item) =>
-      item.problem === null
-        ? []
-        : [
-            {
-              id: item.id,
-              score: item.sum / item.n,
-              samples: item.n,
-              errors: item.errors,
-              reason: item.problem,
-            },
-          ],
-    )
-    .sort(
-      (a, b) =>
-        a.score - b.score || b.errors - a.errors || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
+/** Every item that fell short, worst first (the document's order). */
+export function failingItems(items: readonly DocumentItem[]): FailingItem[] {
+  return items.filter((item): item is FailingItem => item.problem !== null);
 }
 
 /** `eb report`'s list of the items that fell short, at most `limit` of them (null: all). */
@@ -45,7 +22,9 @@ export function failingItemsText(items: readonly FailingItem[], limit: number | 
   if (items.length === 0) return "every item passed every sample\n";
   const shown = limit === null ? items : items.slice(0, limit);
   const width = Math.min(ID_WIDTH, Math.max(...shown.map((item) => item.id.length)));
-  const lines = shown.map((item) => `  ${item.id.padEnd(width)}  ${scoreOf(item)}  ${item.reason}`);
+  const lines = shown.map(
+    (item) => `  ${item.id.padEnd(width)}  ${scoreOf(item)}  ${item.problem}`,
+  );
   const more = items.length - shown.length;
   return [
     `fell short: ${plural(items.length, "item")}, worst first`,
@@ -69,7 +48,7 @@ export function failingItemsMarkdown(items: readonly FailingItem[], limit: numbe
     "| Item | Score | Reason |",
     "| --- | --- | --- |",
     ...shown.map(
-      (item) => `| ${code(item.id)} | ${scoreOf(item)} | ${code(item.reason, REASON_CHARS)} |`,
+      (item) => `| ${code(item.id)} | ${scoreOf(item)} | ${code(item.problem, REASON_CHARS)} |`,
     ),
     "",
     ...(more > 0 ? [`… and ${more} more: every one is in the run folder's report.md.`, ""] : []),

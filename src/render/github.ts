@@ -1,13 +1,14 @@
+import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { notRunBanner, passRateScope } from "../render/not-run.js";
-import { summaryMarkdown } from "../render/stats-markdown.js";
-import { fixed } from "../render/stats-text.js";
-import { type Coverage, isIncomplete } from "./coverage.js";
-import { type FailingItem, failingItemsMarkdown } from "./failing-items.js";
-import { countOf } from "./gate.js";
-import { oneLine } from "./reason.js";
-import { type ItemPlace, relativeTo } from "./run-definitions.js";
-import type { RunSummary } from "./run-summary.js";
+import { isIncomplete } from "../report/coverage.js";
+import type { RunDocument } from "../report/document.js";
+import { countOf } from "../report/gate.js";
+import { oneLine } from "../report/reason.js";
+import { failingItems, failingItemsMarkdown } from "./failing.js";
+import { notRunBanner, passRateScope } from "./not-run.js";
+import { gateLine } from "./run-text.js";
+import { summaryMarkdown } from "./stats-markdown.js";
+import { fixed } from "./stats-text.js";
 
 /**
  * Annotations printed at most. GitHub keeps 50 per job, and shows 10 errors and 10 warnings per
@@ -17,6 +18,12 @@ export const ANNOTATIONS_SHOWN = 50;
 
 /** Characters of an item id kept in an annotation's title. */
 const TITLE_ID_CHARS = 100;
+
+/** Where an item is defined: its file (absolute) and the line of its id, when known. */
+export interface ItemPlace {
+  file: string;
+  line: number | null;
+}
 
 /** One workflow-command annotation on the file and line an item is defined at. */
 export interface Annotation {
@@ -60,15 +67,13 @@ export function annotationLines(annotations: readonly Annotation[], base: string
 }
 
 /**
- * An annotation per item that fell short, worst first. A flaky item (some samples passed) is a
- * warning: GitHub shows 10 errors and 10 warnings per step, so flaky items never push the items
- * that fail every time out of sight, and a reader sees at once which failures are steady.
+ * An annotation per item that fell short, worst first, on its definition. A flaky item (some
+ * samples passed) is a warning: GitHub shows 10 errors and 10 warnings per step, so flaky items
+ * never push the items that fail every time out of sight, and a reader sees at once which
+ * failures are steady.
  */
-export function failingAnnotations(
-  items: readonly FailingItem[],
-  places: ReadonlyMap<string, ItemPlace>,
-): Annotation[] {
-  return items.map((item) => {
+export function runAnnotations(doc: RunDocument, base: string): string[] {
+  const annotations = failingItems(doc.items).map((item): Annotation => {
     const flaky = item.errors === 0 && item.score > 0;
     const passed = Math.round(item.score * item.samples);
     const what =
@@ -80,10 +85,18 @@ export function failingAnnotations(
     return {
       level: flaky ? "warning" : "error",
       title: `eval-banana: ${titleId(item.id)} (${what})`,
-      message: item.reason,
-      place: places.get(item.id) ?? null,
+      message: item.problem,
+      place: placeOf(doc, item.id),
     };
   });
+  return annotationLines(annotations, base);
+}
+
+/** Where the document says an item is defined (absolute), or null. */
+export function placeOf(doc: RunDocument, id: string): ItemPlace | null {
+  const item = doc.items.find((candidate) => candidate.id === id);
+  if (!item?.source || doc.project_root === null) return null;
+  return { file: path.resolve(doc.project_root, item.source), line: item.line };
 }
 
 /** An item that broke in a comparison: an error on the candidate's definition of it. */
@@ -98,39 +111,36 @@ function titleId(id: string): string {
 /** Items that fell short listed in a job summary; every one is in report.md. */
 const SUMMARY_ITEMS = 20;
 
-/** What a job summary says of one run of `eb run` or `eb eval`. */
-export interface RunSummaryInput {
-  /** `eb run` or `eb eval`. */
-  command: string;
-  runId: string;
-  summary: RunSummary;
-  coverage: Coverage | null;
-  /** The gate's line as the console printed it (colours stripped here). */
-  gate: string;
-  failing: readonly FailingItem[];
-}
-
 /**
  * A run's section of the job summary: pass rate with its interval, the gate, the items that
  * fell short worst first with why, then the statistics of report.md folded away.
  */
-export function runSummaryMarkdown(input: RunSummaryInput): string[] {
-  const { stats } = input.summary;
+export function runSummaryMarkdown(
+  doc: RunDocument,
+  command: string,
+  gate = gateLine(doc),
+): string[] {
+  const { stats } = doc;
   const level = `${Math.round(stats.ci_level * 100)}%`;
-  const scope = passRateScope(input.coverage, stats);
+  const scope = passRateScope(doc, stats);
   return [
-    `## eval-banana: \`${input.command}\` run \`${input.runId}\``,
+    `## eval-banana: \`${command}\` run \`${doc.run_id ?? ""}\``,
     "",
-    ...(isIncomplete(input.coverage, stats) ? notRunBanner(input.coverage, stats) : []),
+    ...(isIncomplete(doc, stats) ? notRunBanner(doc, stats) : []),
     `**Pass rate ${fixed(stats.pass_rate)}**, ${level} interval [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method}) over ${countOf(stats.items, "item")} and ${countOf(stats.samples, "sample")}${scope ? `, ${scope}` : ""}.`,
     "",
-    `**${stripVTControlCharacters(input.gate)}**`,
+    `**${stripVTControlCharacters(gate)}**`,
     "",
-    ...failingItemsMarkdown(input.failing, SUMMARY_ITEMS),
+    ...failingItemsMarkdown(failingItems(doc.items), SUMMARY_ITEMS),
     "<details><summary>Statistics</summary>",
     "",
-    ...summaryMarkdown(input.summary, input.coverage).slice(1),
+    ...summaryMarkdown({ stats, ...doc.summary }, doc).slice(1),
     "</details>",
     "",
   ];
+}
+
+/** `file` relative to `root`, with forward slashes (as GitHub and JUnit readers want). */
+export function relativeTo(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join("/");
 }
