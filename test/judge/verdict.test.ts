@@ -525,6 +525,15 @@ describe("extractVerdict: large and pathological output", () => {
     expect(ms).toBeLessThan(1000);
   });
 
+  it("reads past a 15 MB string of 5 million escapes without overflowing a stack", () => {
+    // One regular expression over the whole string overflows its backtracking stack here.
+    const log = "x\n".repeat(5e6);
+    const text = JSON.stringify({ log, result: '{"score": 1, "reason": "end"}' });
+    const { result, ms } = timed(() => extractVerdict(text));
+    expect(result).toEqual(verdict(1, "end"));
+    expect(ms).toBeLessThan(2000);
+  });
+
   it("stays linear on 2 MB of random JSON punctuation and escapes", () => {
     const next = random(7);
     const alphabet = '{}[]":,1 a\\';
