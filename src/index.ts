@@ -39,5 +39,5 @@ export type {
   Status,
   StoredRow,
   TargetInfo,
-} from "./run/record.js";
+} from "./report/record.js";
 export type { RunProgress } from "./run/suite.js";

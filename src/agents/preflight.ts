@@ -1,6 +1,6 @@
 import { access, constants, stat } from "node:fs/promises";
 import path from "node:path";
-import type { AgentOverride } from "../config/schema.js";
+import type { AgentOverride } from "./override.js";
 import { resolveTemplate } from "./resolve.js";
 
 /**

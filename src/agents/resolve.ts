@@ -1,5 +1,5 @@
-import type { AgentOverride } from "../config/schema.js";
 import { InputError } from "../errors.js";
+import type { AgentOverride } from "./override.js";
 import { type AgentTemplate, BUILTIN_AGENTS, CUSTOM_AGENT_BASE } from "./templates.js";
 
 /** The built-in template of `name` with its `[agents.<name>]` override applied. */

@@ -1,6 +1,6 @@
 import type { Pricing } from "../config/schema.js";
 import type { ChatTarget } from "../model/chat.js";
-import type { StoredRow } from "../run/record.js";
+import type { StoredRow } from "../report/record.js";
 import { priceOf, usageCost } from "./price.js";
 
 /**

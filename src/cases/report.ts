@@ -3,14 +3,14 @@ import { z } from "zod";
 import { buildDocument, documentShape, type RunProvenance } from "../report/document.js";
 import { applyGate, gateOf } from "../report/gate.js";
 import { head } from "../report/reason.js";
-import { EXCERPT_CHARS, type RowTally } from "../report/row-tally.js";
-import type { SummaryOptions } from "../report/run-summary.js";
 import {
   caseConcurrencySchema,
   judgeSamplesSchema,
   judgeTemperatureSchema,
   targetInfoSchema,
-} from "../run/record.js";
+} from "../report/record.js";
+import { EXCERPT_CHARS, type RowTally } from "../report/row-tally.js";
+import type { SummaryOptions } from "../report/run-summary.js";
 import type { Case } from "./schema.js";
 import type { CaseTally } from "./tally.js";
 

@@ -4,7 +4,7 @@ import { gradeOutput } from "../graders/grade.js";
 import type { ChatTarget } from "../model/chat.js";
 import type { CaseTarget, ChatResult, Usage } from "../model/types.js";
 import { oneLine } from "../report/reason.js";
-import type { CaseRow } from "../run/record.js";
+import type { CaseRow } from "../report/record.js";
 import { judgeRequest } from "./judge-calls.js";
 import type { Case } from "./schema.js";
 

@@ -1,16 +1,16 @@
 import type { Pricing } from "../config/schema.js";
-import { redactUrl } from "../model/redact.js";
 import { runMarkdown } from "../render/run-markdown.js";
-import { isoUtc } from "../run/provenance.js";
 import type {
   CaseClosing,
   CaseConcurrency,
   CaseRow,
   CaseSettings,
   StoredRow,
-} from "../run/record.js";
+} from "../report/record.js";
+import { isoUtc } from "../run/provenance.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { redactUrl } from "../secrets/redact.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import { type BatchAnswers, batchedJudge, batchedTarget, batchPrepass, sampleId } from "./batch.js";
 import { Estimator } from "./estimate.js";

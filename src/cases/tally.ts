@@ -1,4 +1,4 @@
-import type { StoredRow } from "../run/record.js";
+import type { StoredRow } from "../report/record.js";
 
 /**
  * What `eb eval` keeps beyond the shared row aggregates: which model versions answered. Rows

@@ -2,7 +2,7 @@ import { type Dirent, realpathSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../errors.js";
-import { byCodePoint } from "../run/order.js";
+import { byCodePoint } from "../report/order.js";
 
 export interface DiscoverOptions {
   projectRoot: string;

@@ -1,5 +1,5 @@
 import { InputError } from "../errors.js";
-import { byCodePoint } from "../run/order.js";
+import { byCodePoint } from "../report/order.js";
 import type { Check } from "./types.js";
 
 /**

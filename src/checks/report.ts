@@ -8,9 +8,9 @@ import {
   type RunProvenance,
 } from "../report/document.js";
 import { applyGate, gateOf } from "../report/gate.js";
+import { type Status, statusSchema } from "../report/record.js";
 import type { RowTally } from "../report/row-tally.js";
 import type { SummaryOptions } from "../report/run-summary.js";
-import { type Status, statusSchema } from "../run/record.js";
 import type { CheckType } from "./types.js";
 
 const count = z.number().int().min(0);

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { oneLine } from "../report/reason.js";
+import type { CheckRow } from "../report/record.js";
 import { isoUtc } from "../run/provenance.js";
-import type { CheckRow } from "../run/record.js";
 import { errorOutcome } from "./executors/deterministic.js";
 import { execute } from "./executors/registry.js";
 import type { ExecContext, ExecOutcome, PreparedCheck } from "./executors/types.js";

@@ -1,7 +1,7 @@
 import { type Config, environmentOf } from "../config/load.js";
 import type { PythonInterpreter } from "../process/python.js";
+import type { CheckManifest } from "../report/record.js";
 import { configOf, flagGiven, type RunOptions, resumedConfig } from "../run/options.js";
-import type { CheckManifest } from "../run/record.js";
 import { manifestOfRun } from "../run/run-folder.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import { syntaxErrors } from "./compile.js";

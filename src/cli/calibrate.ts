@@ -1,9 +1,9 @@
 import { EXIT } from "../errors.js";
 import { calibrationText, readCalibratedRun } from "../report/calibrate.js";
+import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
-import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface CalibrateFlags {
   json?: boolean;

@@ -1,26 +1,22 @@
-import pc from "picocolors";
 import { EXIT, InputError } from "../errors.js";
 import { environmentScrub, writeComparePage } from "../html/write.js";
+import { COMPARE_MARKER, comparisonMarkdown } from "../render/compare-markdown.js";
+import { comparisonText } from "../render/compare-text.js";
 import { compareJunit } from "../render/junit.js";
-import { COMPARE_MARKER, comparisonMarkdown } from "../report/compare-markdown.js";
-import {
-  compareBlock,
-  compareRunRows,
-  type RunComparison,
-  withComparison,
-} from "../report/compare-runs.js";
-import { comparisonText } from "../report/compare-text.js";
-import { readDocument } from "../report/read-document.js";
-import { readRun } from "../report/read-rows.js";
+import { gateLine } from "../render/run-text.js";
+import type { CompareBlock } from "../report/blocks.js";
+import { compareBlock, compareRunRows, withComparison } from "../report/compare-runs.js";
+import type { RunDocument } from "../report/document.js";
+import { documentOf, type ReadDocumentOptions, readDocument } from "../report/read-document.js";
 import type { SummaryOptions } from "../report/run-summary.js";
+import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
-import { type BaselineOutcome, compareToGithub, runsOf } from "./github.js";
+import { compareToGithub } from "./github.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
-import { terminalSafe, terminalSafeJson } from "./terminal.js";
 import { writeJunit } from "./write-whole.js";
 
 /** The gate's options, shared by `eb compare` and `eb eval --baseline`. */
@@ -54,30 +50,30 @@ export async function compareCommand(
     runLocation(baseline, flags.cwd),
     runLocation(candidate, flags.cwd),
   ]);
-  const [baseRows, candRows] = await Promise.all([readRun(base), readRun(cand)]);
-  const comparison = compareRunRows(baseRows, candRows, options);
-  const code = gateExitCode(comparison, flags);
-  const passed = code === EXIT.passed;
+  // Each sample's outcome only for the outputs that show them.
+  const outcomes = flags.junit !== undefined || flags.html !== undefined;
+  const read = { ...summaryOptions(options), outcomes };
+  const compared = await compareRuns(base, cand, options, read, (block) =>
+    gateOf(block, flags, base),
+  );
+  const { baseDoc, candDoc } = compared;
+  const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
   if (flags.markdown) {
-    for (const warning of comparison.warnings) printWarning(warning);
-    const body = comparisonMarkdown(comparison, runsOf(baseRows, candRows), passed);
+    for (const warning of candDoc.compare!.warnings) printWarning(warning);
+    const body = comparisonMarkdown(baseDoc, candDoc);
     process.stdout.write(`${[COMPARE_MARKER, "", ...body].join("\n")}\n`);
-  } else printComparison(comparison, flags.json === true);
+  } else printComparison(candDoc.compare!, flags.json === true);
   if (flags.junit !== undefined) {
-    const read = (location: string) => readDocument(location, { outcomes: true });
-    const [b, c] = await Promise.all([read(base), read(cand)]);
-    const block = compareBlock(comparison, b.document, c.document);
-    const judged = withComparison(c.document, block, { passed, rule: "" });
-    await writeJunit(flags.junit, compareJunit(b.document, judged, `eb compare ${base} ${cand}`));
+    await writeJunit(flags.junit, compareJunit(baseDoc, candDoc, `eb compare ${base} ${cand}`));
   }
   // Annotations keep off stdout when it carries JSON or the comment body.
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;
-  await compareToGithub(comparison, baseRows, candRows, passed, annotations);
+  await compareToGithub(baseDoc, candDoc, compared.candFile, annotations);
   if (flags.html !== undefined) {
-    const locations = { base: baseRows.file, cand: candRows.file };
+    const locations = { base: compared.baseFile, cand: compared.candFile };
     await writeComparePage(
       locations,
-      comparison,
+      compared.comparison,
       flags.html,
       environmentScrub(),
       summaryOptions(options),
@@ -86,10 +82,37 @@ export async function compareCommand(
   return code;
 }
 
-/** The per-run statistics of the compare page, at the comparison's interval settings. */
+/** Both runs' documents, the candidate's with the comparison and the gate's verdict in it. */
+export async function compareRuns(
+  base: string,
+  cand: string,
+  options: CompareOptions,
+  read: ReadDocumentOptions,
+  gate: (block: CompareBlock) => { passed: boolean; rule: string },
+) {
+  const [b, c] = await Promise.all([readDocument(base, read), readDocument(cand, read)]);
+  const comparison = compareRunRows(b.rows, c.rows, options);
+  const block = compareBlock(comparison, b.document, c.document);
+  return {
+    comparison,
+    baseDoc: b.document,
+    candDoc: withComparison(c.document, block, gate(block)),
+    baseFile: b.rows.file,
+    candFile: c.rows.file,
+  };
+}
+
+/** The per-run statistics, at the comparison's interval settings. */
 function summaryOptions(options: CompareOptions): SummaryOptions {
   const { method, level, adjust, seed } = options;
   return { method, level, adjust, seed };
+}
+
+/** The paired gate: pass, or inconclusive with --inconclusive pass; its rule in words. */
+function gateOf(block: CompareBlock, flags: GateFlags, baseline: string) {
+  const passed =
+    block.verdict === "pass" || (block.verdict === "inconclusive" && flags.inconclusive === "pass");
+  return { passed, rule: baselineRule(block, baseline, flags) };
 }
 
 /** Validates --margin (and the bootstrap's --seed) before anything is read or run. */
@@ -106,46 +129,37 @@ export function compareOptions(flags: GateFlags & Partial<CompareFlags>): Compar
 }
 
 /** The warnings on stderr, then the comparison as text or JSON on stdout. */
-export function printComparison(comparison: RunComparison, json: boolean): void {
-  for (const warning of comparison.warnings) printWarning(warning);
+export function printComparison(c: CompareBlock, json: boolean): void {
+  for (const warning of c.warnings) printWarning(warning);
   if (json) {
-    const { delta, low, high, broke, fixed, margin, verdict, n, mde, strata, warnings } =
-      comparison;
-    const missing = [...comparison.missingFromCandidate, ...comparison.missingFromBaseline];
     const object = {
-      delta,
-      ci_low: low,
-      ci_high: high,
-      broke,
-      fixed,
-      missing,
-      margin,
-      verdict,
-      n,
-      mde,
-      items_needed: comparison.itemsNeeded,
-      strata,
-      warnings,
+      delta: c.delta,
+      ci_low: c.ci_low,
+      ci_high: c.ci_high,
+      broke: c.broke,
+      fixed: c.fixed,
+      missing: [...c.missing_from_candidate, ...c.missing_from_baseline],
+      margin: c.margin,
+      verdict: c.verdict,
+      n: c.paired,
+      mde: c.mde,
+      items_needed: c.items_needed,
+      strata: c.strata,
+      warnings: c.warnings,
     };
     process.stdout.write(`${terminalSafeJson(JSON.stringify(object, null, 2))}\n`);
   } else {
     // Ids and strata come from the rows.
-    process.stdout.write(terminalSafe(comparisonText(comparison)));
+    process.stdout.write(terminalSafe(comparisonText(c)));
   }
 }
 
-/** 0 for pass, 1 for regression; an inconclusive verdict as --inconclusive says. */
-export function gateExitCode(comparison: RunComparison, flags: GateFlags): number {
-  if (comparison.verdict === "pass") return EXIT.passed;
-  if (comparison.verdict === "inconclusive" && flags.inconclusive === "pass") return EXIT.passed;
-  return EXIT.fellShort;
-}
-
-/** What `eb eval --baseline` decided: its exit code, the gate's line, and the comparison. */
+/** What `eb eval --baseline` decided: its exit code, the gate's line, and both documents. */
 export interface BaselineCompared {
   code: number;
   gateLine: string;
-  outcome: BaselineOutcome;
+  baseDoc: RunDocument;
+  candDoc: RunDocument;
 }
 
 /**
@@ -164,19 +178,18 @@ export async function baselineGate(
   };
   const options = compareOptions(gate);
   const location = await runLocation(baseline, flags.cwd);
-  const base = await readRun(location);
+  const base = await readDocument(location);
   const compare = async (candidate: string): Promise<BaselineCompared> => {
-    const comparison = compareRunRows(base, await readRun(candidate), options);
+    const c = await readDocument(candidate);
+    const comparison = compareRunRows(base.rows, c.rows, options);
+    const block = compareBlock(comparison, base.document, c.document);
+    const candDoc = withComparison(c.document, block, gateOf(block, gate, location));
     process.stdout.write(terminalSafe(`Compared with the baseline ${location}:\n`));
-    printComparison(comparison, false);
-    const code = gateExitCode(comparison, gate);
-    const line = terminalSafe(baselineGateLine(comparison, location, gate, code));
+    printComparison(block, false);
+    const line = terminalSafe(gateLine(candDoc));
     process.stdout.write(`${line}\n`);
-    return {
-      code,
-      gateLine: line,
-      outcome: { baseline: base, comparison, passed: code === EXIT.passed },
-    };
+    const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
+    return { code, gateLine: line, baseDoc: base.document, candDoc };
   };
   return { location, compare };
 }
@@ -186,13 +199,8 @@ const INCONCLUSIVE_NOTE = {
   fail: " (--inconclusive pass would accept it)",
 } as const;
 
-function baselineGateLine(
-  comparison: RunComparison,
-  location: string,
-  gate: GateFlags,
-  code: number,
-): string {
-  const outcome = code === EXIT.passed ? pc.green("passed") : pc.red("failed");
-  const policy = comparison.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[gate.inconclusive] : "";
-  return `Gate: paired compare with the baseline ${location} at margin ${comparison.margin} → ${comparison.verdict} → ${outcome}${policy}`;
+/** `paired compare with the baseline B at margin 0.02 → inconclusive (--inconclusive pass would accept it)` */
+function baselineRule(block: CompareBlock, location: string, gate: GateFlags): string {
+  const policy = block.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[gate.inconclusive] : "";
+  return `paired compare with the baseline ${location} at margin ${block.margin} → ${block.verdict}${policy}`;
 }

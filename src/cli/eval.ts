@@ -6,6 +6,7 @@ import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.
 import { EXIT, InputError } from "../errors.js";
 import { runJunit } from "../render/junit.js";
 import { gateLine, runText } from "../render/run-text.js";
+import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
 import { baselineGate } from "./compare.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
@@ -13,7 +14,6 @@ import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { resumeHint } from "./resume-hint.js";
-import { terminalSafe, terminalSafeStrings } from "./terminal.js";
 import { writeJunit } from "./write-whole.js";
 
 export interface EvalFlags extends Record<string, unknown> {
@@ -84,7 +84,7 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
       runDir: run.runDir,
       report: run.report,
       gate: compared ? compared.gateLine : gateLine(run.report),
-      baseline: compared?.outcome,
+      baseline: compared ?? undefined,
       annotations: process.stdout,
     });
     if (interrupted) {

@@ -1,19 +1,16 @@
 import { appendFile } from "node:fs/promises";
+import { comparisonMarkdown } from "../render/compare-markdown.js";
 import {
   type Annotation,
   annotationLines,
   brokeAnnotation,
-  type ItemPlace,
   runAnnotations,
   runSummaryMarkdown,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
-import { type ComparedRun, comparedRun, comparisonMarkdown } from "../report/compare-markdown.js";
-import type { RunComparison } from "../report/compare-runs.js";
 import type { RunDocument } from "../report/document.js";
-import { type RunRows, readRun } from "../report/read-rows.js";
-import { runDefinitions } from "../report/run-definitions.js";
 import { printWarning } from "./output.js";
+import { runDefinitions } from "./run-definitions.js";
 
 /**
  * What GitHub Actions asks of a step, read from its environment: a file to append the job
@@ -47,11 +44,10 @@ export interface FinishedRun {
   annotations: NodeJS.WritableStream;
 }
 
-/** What `eb eval --baseline` decided, beside the run. */
+/** What `eb eval --baseline` decided, beside the run: both documents, the comparison in the second. */
 export interface BaselineOutcome {
-  baseline: RunRows;
-  comparison: RunComparison;
-  passed: boolean;
+  baseDoc: RunDocument;
+  candDoc: RunDocument;
 }
 
 /** After `eb run` or `eb eval`: the job summary and annotations, when GitHub Actions asks. */
@@ -65,34 +61,22 @@ export function runToGithub(run: FinishedRun): Promise<void> {
     if (github.summaryFile === null) return;
     const section = runSummaryMarkdown(doc, run.command, run.gate);
     const { baseline } = run;
-    const compared = baseline
-      ? comparisonMarkdown(
-          baseline.comparison,
-          runsOf(baseline.baseline, await readRun(run.runDir)),
-          baseline.passed,
-        )
-      : [];
+    const compared = baseline ? comparisonMarkdown(baseline.baseDoc, baseline.candDoc) : [];
     await appendSummary(github.summaryFile, [...section, ...compared]);
   });
 }
 
 /** After `eb compare`: the comparison in the job summary, an annotation per broke item. */
 export function compareToGithub(
-  comparison: RunComparison,
-  baseline: RunRows,
-  candidate: RunRows,
-  passed: boolean,
+  base: RunDocument,
+  cand: RunDocument,
+  candFile: string,
   annotations: NodeJS.WritableStream,
 ): Promise<void> {
   return whenAsked(async (github) => {
-    if (github.annotate) {
-      await annotate(github, candidate, annotations, (places) =>
-        comparison.broke.map((id) => brokeItem(id, baseline, candidate, places.get(id))),
-      );
-    }
+    if (github.annotate) await annotateBroke(github, base, cand, candFile, annotations);
     if (github.summaryFile === null) return;
-    const markdown = comparisonMarkdown(comparison, runsOf(baseline, candidate), passed);
-    await appendSummary(github.summaryFile, markdown);
+    await appendSummary(github.summaryFile, comparisonMarkdown(base, cand));
   });
 }
 
@@ -103,36 +87,26 @@ async function whenAsked(report: (github: GithubEnv) => Promise<void>): Promise<
   await report(github).catch(warnNotReported);
 }
 
-/** Annotations on the definitions of `run`'s items, paths relative to the checkout. */
-async function annotate(
+/** An annotation on the candidate's definition of each item that broke. */
+async function annotateBroke(
   github: GithubEnv,
-  run: RunRows,
+  base: RunDocument,
+  cand: RunDocument,
+  candFile: string,
   stream: NodeJS.WritableStream,
-  build: (places: ReadonlyMap<string, ItemPlace>) => Annotation[],
 ): Promise<void> {
-  const { places, projectRoot } = await runDefinitions(run.file);
-  const base = github.workspace ?? projectRoot ?? process.cwd();
-  const lines = annotationLines(build(places), base);
+  const { places, projectRoot } = await runDefinitions(candFile);
+  const root = github.workspace ?? projectRoot ?? process.cwd();
+  const baseItems = new Map(base.items.map((item) => [item.id, item]));
+  const candItems = new Map(cand.items.map((item) => [item.id, item]));
+  const annotations = (cand.compare?.broke ?? []).map((id): Annotation => {
+    const before = baseItems.get(id)!;
+    const now = candItems.get(id)!;
+    const reason = brokeReason(before.score, now.score, now.problem);
+    return brokeAnnotation(id, reason, places.get(id) ?? null);
+  });
+  const lines = annotationLines(annotations, root);
   if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
-}
-
-export function runsOf(
-  baseline: RunRows,
-  candidate: RunRows,
-): { baseline: ComparedRun; candidate: ComparedRun } {
-  return { baseline: comparedRun(baseline), candidate: comparedRun(candidate) };
-}
-
-function brokeItem(
-  id: string,
-  baseline: RunRows,
-  candidate: RunRows,
-  place: ItemPlace | undefined,
-): Annotation {
-  const base = baseline.tally.items.get(id)!;
-  const cand = candidate.tally.items.get(id)!;
-  const reason = brokeReason(base.sum / base.n, cand.sum / cand.n, cand.problem);
-  return brokeAnnotation(id, reason, place ?? null);
 }
 
 function warnNotReported(error: unknown): void {

@@ -5,11 +5,11 @@ import { leaderboardHtml } from "../report/leaderboard-html.js";
 import { leaderboardText } from "../report/leaderboard-text.js";
 import { readRun } from "../report/read-rows.js";
 import { summarize } from "../report/run-summary.js";
+import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { type ReportFlags, reportCommand } from "./report.js";
 import { runLocation } from "./run-location.js";
-import { terminalSafe, terminalSafeJson } from "./terminal.js";
 import { writeWhole } from "./write-whole.js";
 
 /** `eb report RUN…`: one run's statistics, or with several runs their leaderboard. */

@@ -2,9 +2,9 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { listChecks } from "../checks/api.js";
 import type { Check } from "../checks/types.js";
+import { terminalSafe } from "../report/terminal.js";
 import { printWarning } from "./output.js";
 import { configOptions, type RunFlags } from "./run.js";
-import { terminalSafe } from "./terminal.js";
 
 /**
  * One tab-separated line per check: id, type, description, source path; or with --json a JSON

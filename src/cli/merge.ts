@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { runText } from "../render/run-text.js";
 import { mergeRuns } from "../report/merge-runs.js";
+import { terminalSafeStrings } from "../report/terminal.js";
 import { printWarning } from "./output.js";
-import { terminalSafeStrings } from "./terminal.js";
 
 export interface MergeFlags {
   cwd: string;

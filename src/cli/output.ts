@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { terminalSafe } from "./terminal.js";
+import { terminalSafe } from "../report/terminal.js";
 
 // Messages quote user content (ids, paths, what a script printed): made safe before printing.
 

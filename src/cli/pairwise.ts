@@ -2,12 +2,13 @@ import path from "node:path";
 import { openEndpoint } from "../cases/plan.js";
 import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import { redactUrl } from "../model/redact.js";
 import { readPairs } from "../pairwise/pairs.js";
 import type { PairwiseReport } from "../pairwise/report.js";
 import { type PairwisePlan, pairwiseSuite } from "../pairwise/suite.js";
 import { pairwiseText } from "../pairwise/text.js";
+import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import { runSuite } from "../run/run-suite.js";
+import { redactUrl } from "../secrets/redact.js";
 import { compareOptions, type GateFlags } from "./compare.js";
 import { configOptions } from "./eval.js";
 import { abortOnSignals } from "./interrupt.js";
@@ -15,7 +16,6 @@ import { printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { resumeHint } from "./resume-hint.js";
 import { runLocation } from "./run-location.js";
-import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
   cwd: string;

@@ -11,12 +11,12 @@ import type { RunDocument } from "../report/document.js";
 import { documentOf } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
+import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
-import { terminalSafe, terminalSafeJson } from "./terminal.js";
 
 export interface ReportFlags {
   json?: boolean;

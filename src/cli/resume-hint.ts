@@ -1,5 +1,5 @@
-import { redactUrl } from "../model/redact.js";
-import { terminalSafe } from "./terminal.js";
+import { terminalSafe } from "../report/terminal.js";
+import { redactUrl } from "../secrets/redact.js";
 
 /**
  * The command that finishes an interrupted run: the same arguments, with `--resume RUN` in place

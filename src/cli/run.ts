@@ -6,14 +6,14 @@ import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
 import { runJunit } from "../render/junit.js";
 import { gateLine, runText } from "../render/run-text.js";
-import type { CheckRow } from "../run/record.js";
+import type { CheckRow } from "../report/record.js";
+import { terminalSafeStrings } from "../report/terminal.js";
 import type { RunProgress } from "../run/suite.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { resumeHint } from "./resume-hint.js";
-import { terminalSafeStrings } from "./terminal.js";
 import { writeJunit } from "./write-whole.js";
 
 export interface RunFlags extends Record<string, unknown> {

@@ -3,7 +3,6 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { InputError } from "../errors.js";
-import { parseShard, type Shard } from "../run/shard-spec.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
@@ -23,6 +22,7 @@ import {
   type SettingValues,
   settingId,
 } from "./settings.js";
+import { parseShard, type Shard } from "./shard-spec.js";
 
 export const CONFIG_RELATIVE_PATH = path.join(".eval-banana", "config.toml");
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
-import { parseShard, SHARD_HELP } from "../run/shard-spec.js";
+import { parseShard, SHARD_HELP } from "./shard-spec.js";
 
 /**
  * Every scalar setting, once: its TOML place, default, EVAL_BANANA_* variable, flag, help and

@@ -8,12 +8,12 @@ import { lastCodePoints } from "../process/tail.js";
 import { notRunLine } from "../render/not-run.js";
 import { judgeNoiseText } from "../render/stats-text.js";
 import { coverageOf, isIncomplete } from "../report/coverage.js";
+import { parseManifest, summarizeManifest } from "../report/manifest.js";
 import { readRows, rowsFile } from "../report/read-rows.js";
 import { head } from "../report/reason.js";
+import type { Manifest, StoredRow } from "../report/record.js";
 import { RowTally } from "../report/row-tally.js";
 import { type SummaryOptions, summarize } from "../report/run-summary.js";
-import { parseManifest, summarizeManifest } from "../run/manifest.js";
-import type { Manifest, StoredRow } from "../run/record.js";
 import type {
   Capped,
   ItemView,

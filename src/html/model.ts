@@ -4,8 +4,8 @@
  */
 
 import type { PairwiseReport } from "../pairwise/report.js";
+import type { RunKind } from "../report/record.js";
 import type { Breakdown, RunStats } from "../report/run-summary.js";
-import type { RunKind } from "../run/record.js";
 import type { StratumDelta, Verdict } from "../stats/compare.js";
 
 /** A text cut to a bound: `total` is what the full text had (characters, or bytes of a file). */

@@ -13,19 +13,20 @@
  * key overwrote, which is still a valid object in the text.
  */
 
+import { WINNERS, type Winner } from "../report/record.js";
+
 export interface Verdict {
   score: 0 | 1;
   reason: string | null;
 }
+
+export type { Winner };
 
 /** A pairwise judge's verdict: which answer is better, A (shown first), B, or neither. */
 export interface WinnerVerdict {
   winner: Winner;
   reason: string | null;
 }
-
-export const WINNERS = ["A", "B", "tie"] as const;
-export type Winner = (typeof WINNERS)[number];
 
 export const NO_VERDICT_MESSAGE =
   'Harness judge output did not contain a valid JSON verdict with "score": 0 or 1.';

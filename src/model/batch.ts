@@ -2,8 +2,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import OpenAI, { toFile } from "openai";
 import { z } from "zod";
 import { EXIT, RunStoppedError } from "../errors.js";
+import { redactUrl } from "../secrets/redact.js";
 import { withoutAuthorization } from "./chat.js";
-import { redactUrl } from "./redact.js";
 
 /** One request of a batch: its body as a direct call would send it. */
 export interface BatchLine {

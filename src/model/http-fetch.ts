@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { redactUrl } from "./redact.js";
+import { redactUrl } from "../secrets/redact.js";
 
 /** The fetch signature the OpenAI client accepts. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

@@ -4,7 +4,7 @@ import { quote } from "../graders/define.js";
 import { buildPairJudgePrompt } from "../judge/prompt.js";
 import { extractWinner, type Winner } from "../judge/verdict.js";
 import { oneLine } from "../report/reason.js";
-import type { PairOutcome, PairVerdict, PairwiseRow } from "../run/record.js";
+import type { PairOutcome, PairVerdict, PairwiseRow } from "../report/record.js";
 import type { Answer, PairItem } from "./pairs.js";
 
 /** Which run's answer is shown first. */

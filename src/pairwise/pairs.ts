@@ -4,9 +4,9 @@ import { caseFileCandidates, loadCases } from "../cases/load.js";
 import type { Case } from "../cases/schema.js";
 import { InputError } from "../errors.js";
 import { preview } from "../report/compare-runs.js";
+import { parseManifest } from "../report/manifest.js";
 import { readRows, rowsFile } from "../report/read-rows.js";
-import { parseManifest } from "../run/manifest.js";
-import { type CaseManifest, COMMAND_OF, type StoredRow } from "../run/record.js";
+import { type CaseManifest, COMMAND_OF, type StoredRow } from "../report/record.js";
 import { readManifest } from "../run/rows.js";
 import type { SuiteItem } from "../run/suite.js";
 

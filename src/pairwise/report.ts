@@ -2,7 +2,6 @@ import { z } from "zod";
 import { pairCountsShape, pairStatsShape } from "../report/blocks.js";
 import { budgetSchema } from "../report/document.js";
 
-const count = z.number().int().min(0);
 const net = z.number().min(-1).max(1).nullable();
 const countsShape = pairCountsShape;
 

@@ -12,7 +12,7 @@
  */
 
 import type { Winner } from "../judge/verdict.js";
-import type { PairOutcome } from "../run/record.js";
+import type { PairOutcome } from "../report/record.js";
 import { groupBy, type ItemAgg, mean, passRateInterval } from "../stats/interval.js";
 import type { ItemStats, PairCounts, PairStats, PairVerdictName } from "./report.js";
 

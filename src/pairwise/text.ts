@@ -1,5 +1,5 @@
+import { signed } from "../render/compare-text.js";
 import { cell } from "../render/stats-markdown.js";
-import { signed } from "../report/compare-text.js";
 import type { ItemStats, PairStats, PairwiseReport } from "./report.js";
 import { MIN_CONSISTENCY } from "./stats.js";
 import { PAIR_VERDICT_TEXT } from "./verdict-text.js";

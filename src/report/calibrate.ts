@@ -5,7 +5,6 @@
 
 import { InputError } from "../errors.js";
 import { fixed } from "../render/stats-text.js";
-import type { RunKind, StoredRow } from "../run/record.js";
 import {
   agreement,
   type Confusion,
@@ -17,6 +16,7 @@ import {
 import { effectiveTrials, type ItemAgg, itemScores, passRateInterval } from "../stats/interval.js";
 import { type Label, labelKey, readLabels } from "./labels.js";
 import { type RunRows, readRun } from "./read-rows.js";
+import type { RunKind, StoredRow } from "./record.js";
 
 /** The figures of one grader (`--json` field names). */
 export interface GraderCalibration {

@@ -1,8 +1,8 @@
 import { InputError } from "../errors.js";
-import type { ManifestSummary } from "../run/manifest.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
 import type { Change, CompareBlock } from "./blocks.js";
 import type { DocumentItem, RunDocument } from "./document.js";
+import type { ManifestSummary } from "./manifest.js";
 import type { RunRows } from "./read-rows.js";
 import { fractionalScoreWarning, samplesPerItemWarning } from "./score-warnings.js";
 

@@ -5,10 +5,10 @@
  * renderers of it (src/render/), and never read the rows again.
  */
 import { z } from "zod";
-import { statusSchema } from "../run/record.js";
 import { compareBlockSchema, pairwiseBlockSchema } from "./blocks.js";
 import { coverageOf, coverageShape } from "./coverage.js";
 import { applyGate, countOf, type GateInput } from "./gate.js";
+import { statusSchema } from "./record.js";
 import type { ItemTally, RowTally } from "./row-tally.js";
 import {
   type RunSummary,

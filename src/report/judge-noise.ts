@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { byCodePoint } from "../run/order.js";
-import type { StoredRow } from "../run/record.js";
+import { byCodePoint } from "./order.js";
+import type { StoredRow } from "./record.js";
 
 /** The mark a harness_judge check's rows carry: its samples are verdicts on one repository. */
 const HARNESS_JUDGE = "harness_judge";

@@ -8,25 +8,20 @@ import { CaseTally } from "../cases/tally.js";
 import type { CheckReport, CheckResult } from "../checks/report.js";
 import { finishedChecks, judgeOf } from "../checks/suite.js";
 import { type Config, environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
+import { parseShard, type Shard } from "../config/shard-spec.js";
 import { EXIT, InputError } from "../errors.js";
-import { parseManifest } from "../run/manifest.js";
-import { byCodePoint } from "../run/order.js";
 import { isoUtc, newRunId, TOOL_VERSION } from "../run/provenance.js";
-import {
-  type CaseManifest,
-  type CheckManifest,
-  type Manifest,
-  RESUME_KEYS,
-} from "../run/record.js";
 import { writeHtmlReport, writeReports } from "../run/reports.js";
 import { readManifest } from "../run/rows.js";
 import { createRunFolder, ROWS_FILE } from "../run/run-folder.js";
 import { commandText } from "../run/run-suite.js";
-import { parseShard, type Shard } from "../run/shard-spec.js";
 import type { FinishContext, Finished } from "../run/suite.js";
 import { secretValues } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
+import { parseManifest } from "./manifest.js";
+import { byCodePoint } from "./order.js";
 import { forEachRowOf, rowsFile } from "./read-rows.js";
+import { type CaseManifest, type CheckManifest, type Manifest, RESUME_KEYS } from "./record.js";
 import { RowTally } from "./row-tally.js";
 
 export interface MergeOptions extends LoadConfigOptions {

@@ -1,4 +1,4 @@
-import { type StoredRow, statusSchema } from "../run/record.js";
+import { type StoredRow, statusSchema } from "./record.js";
 
 /** What one line of a rows file holds. */
 export type Line = StoredRow | { manifest: unknown };

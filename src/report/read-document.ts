@@ -1,6 +1,6 @@
 import path from "node:path";
-import type { ManifestSummary } from "../run/manifest.js";
 import { buildDocument, type DocumentMeta, type RunDocument } from "./document.js";
+import type { ManifestSummary } from "./manifest.js";
 import { type RunRows, readRun } from "./read-rows.js";
 import { RowTally } from "./row-tally.js";
 import type { SummaryOptions } from "./run-summary.js";

@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../errors.js";
-import { type ManifestSummary, summarizeManifest } from "../run/manifest.js";
-import type { RunKind, StoredRow } from "../run/record.js";
+import { type ManifestSummary, summarizeManifest } from "./manifest.js";
 import { type Line, NOT_JSON, RowReader } from "./parse-row.js";
+import type { RunKind, StoredRow } from "./record.js";
 import { forEachLineOf } from "./row-lines.js";
 import { RowTally } from "./row-tally.js";
 

@@ -1,4 +1,4 @@
-import { terminalSafe } from "../cli/terminal.js";
+import { terminalSafe } from "./terminal.js";
 
 /** Characters a reason keeps: enough to see why; the whole story is in the row's files. */
 export const REASON_CHARS = 300;

@@ -1,8 +1,8 @@
-import type { Status, StoredRow } from "../run/record.js";
 import type { ItemAgg } from "../stats/interval.js";
 import type { Outcome } from "./document.js";
 import { JudgeNoiseTally } from "./judge-noise.js";
 import { head, oneLine } from "./reason.js";
+import type { Status, StoredRow } from "./record.js";
 
 /** Characters kept of each sample's answer or output, and of a case's messages, in a document. */
 export const EXCERPT_CHARS = 1000;

@@ -1,11 +1,13 @@
 import { z } from "zod";
-import type { Pricing } from "../config/schema.js";
 import { ADJUSTMENTS, type Adjustment, adjustedLevel } from "../stats/adjust.js";
 import { DEFAULT_INTERVAL_METHOD, passRateInterval } from "../stats/interval.js";
 import { type KInterval, passAtK, passHatK } from "../stats/pass-at-k.js";
 import { INTERVAL_METHODS, type Interval, type IntervalMethod } from "../stats/types.js";
 import { judgeNoiseSchema } from "./judge-noise.js";
 import type { ItemTally, RowTally, TokenCount } from "./row-tally.js";
+
+/** Prices per million tokens by model name ([pricing] of the config). */
+export type Pricing = Readonly<Record<string, { input_per_mtok: number; output_per_mtok: number }>>;
 
 export interface SummaryOptions {
   method?: IntervalMethod;

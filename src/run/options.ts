@@ -1,7 +1,7 @@
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import type { SettingId } from "../config/settings.js";
-import type { ManifestBase, RowOf, RunKind } from "./record.js";
-import { parseShard } from "./shard-spec.js";
+import { parseShard } from "../config/shard-spec.js";
+import type { ManifestBase, RowOf, RunKind } from "../report/record.js";
 import type { RunProgress } from "./suite.js";
 
 /** What every kind of run takes, beyond its own items and settings. */

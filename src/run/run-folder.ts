@@ -2,8 +2,7 @@ import { statSync } from "node:fs";
 import { lstat, mkdir, readdir, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { InputError } from "../errors.js";
-import { describeFsError } from "./fs-errors.js";
-import { parseManifest } from "./manifest.js";
+import { parseManifest } from "../report/manifest.js";
 import {
   COMMAND_OF,
   type Manifest,
@@ -12,7 +11,8 @@ import {
   RESUME_KEYS,
   type RunKind,
   type SettingsOf,
-} from "./record.js";
+} from "../report/record.js";
+import { describeFsError } from "./fs-errors.js";
 import { RowWriter, readManifest } from "./rows.js";
 
 export interface RunFolderOptions {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { byCodePoint } from "./order.js";
-import { type Shard, shardText } from "./shard-spec.js";
+import { type Shard, shardText } from "../config/shard-spec.js";
+import { byCodePoint } from "../report/order.js";
 
 /** What a shard's manifest records, so `eb merge` can tell shards of one run from others. */
 export interface ShardFields {

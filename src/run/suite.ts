@@ -1,7 +1,7 @@
 import type { RunProvenance } from "../report/document.js";
+import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "../report/record.js";
 import type { RowTally, TallyOptions } from "../report/row-tally.js";
 import type { Scrubber } from "../secrets/scrubber.js";
-import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "./record.js";
 import type { ShardFields } from "./shard.js";
 
 /** An item of a suite: a check or a case. */

@@ -13,7 +13,7 @@ import { agentOverrideSchema, fileSchema, LEGACY_KEYS } from "../config/schema.j
 import { sentence } from "../config/settings.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
 import { pairwiseReportSchema } from "../pairwise/report.js";
-import { rowsLineSchema } from "../run/record.js";
+import { rowsLineSchema } from "../report/record.js";
 import { SCHEMA_SUBJECTS, type SchemaName, schemaId } from "./names.js";
 
 interface SchemaSource {

@@ -1,4 +1,4 @@
-import { urlUserinfo } from "../model/redact.js";
+import { urlUserinfo } from "./redact.js";
 
 /** Names of variables whose values are secrets: API keys, tokens, passwords, credentials. */
 const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH)/i;

@@ -9,7 +9,7 @@ import { createCache, type RunCache } from "../../src/model/cache.js";
 import { chatCaseTarget, createChatTarget } from "../../src/model/chat.js";
 import { createCommandTarget } from "../../src/model/command-target.js";
 import type { CaseTarget } from "../../src/model/types.js";
-import type { CaseRow } from "../../src/run/record.js";
+import type { CaseRow } from "../../src/report/record.js";
 import {
   completion,
   echo,

@@ -145,11 +145,11 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
       /to tell a drop of 0\.02 from no change, a suite like this one needs about \d[\d,]* items \(it has 20;/,
     );
     expect(lastLines(unsure.stdout, 1)[0]).toBe(
-      `Gate: paired compare with the baseline ${baseline} at margin 0.02 → inconclusive → failed (--inconclusive pass would accept it)`,
+      `Gate: paired compare with the baseline ${baseline} at margin 0.02 → inconclusive (--inconclusive pass would accept it) → failed`,
     );
     const accepted = await evalIn(root, ["--baseline", baseline!, "--inconclusive", "pass"]);
     expect(accepted.code).toBe(0);
-    expect(lastLines(accepted.stdout, 1)[0]).toContain("→ inconclusive → passed");
+    expect(lastLines(accepted.stdout, 1)[0]).toContain("→ inconclusive (--inconclusive pass) → passed");
 
     writeFile(root, "broken", "");
     const worse = await evalIn(root, ["--baseline", baseline!, "--margin", "0.25"]);

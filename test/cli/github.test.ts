@@ -216,7 +216,7 @@ describe("eb eval on GitHub Actions", () => {
     const text = readFileSync(summary, "utf8");
     expect(text).toContain("## eval-banana: `eb eval` run `");
     expect(text).toMatch(
-      /\*\*Gate: paired compare with the baseline .* at margin 0\.02 → (regression|inconclusive) → failed/,
+      /\*\*Gate: paired compare with the baseline .* at margin 0\.02 → (regression|inconclusive).* → failed/,
     );
     expect(text).toContain("## eval-banana compare: ");
     expect(text).toContain("### Broke: 1 item");

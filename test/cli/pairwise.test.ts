@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { pairwiseReportSchema } from "../../src/pairwise/report.js";
-import { rowsLineSchema } from "../../src/run/record.js";
+import { rowsLineSchema } from "../../src/report/record.js";
 import {
   completion,
   type LoopbackServer,

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { COMPARE_MARKER } from "../../src/report/compare-markdown.js";
+import { COMPARE_MARKER } from "../../src/render/compare-markdown.js";
 import {
   completion,
   type LoopbackServer,

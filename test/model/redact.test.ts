@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "../../src/model/redact.js";
+import { redactUrl } from "../../src/secrets/redact.js";
 
 describe("redactUrl", () => {
   it.each([

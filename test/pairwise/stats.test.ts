@@ -6,7 +6,7 @@ import {
   pairVerdict,
   strataStats,
 } from "../../src/pairwise/stats.js";
-import type { PairOutcome } from "../../src/run/record.js";
+import type { PairOutcome } from "../../src/report/record.js";
 
 const WINNERS = {
   win: ["B", "A"],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { COMPARE_MARKER, comparisonMarkdown } from "../../src/render/compare-markdown.js";
 import {
   ANNOTATIONS_SHOWN,
   annotationLine,
@@ -6,12 +7,8 @@ import {
   escapeData,
   escapeProperty,
 } from "../../src/render/github.js";
-import {
-  COMPARE_MARKER,
-  comparedRun,
-  comparisonMarkdown,
-} from "../../src/report/compare-markdown.js";
-import { compareRunRows } from "../../src/report/compare-runs.js";
+import { compareBlock, compareRunRows, withComparison } from "../../src/report/compare-runs.js";
+import { documentOf } from "../../src/report/read-document.js";
 import type { RunRows } from "../../src/report/read-rows.js";
 import { RowTally } from "../../src/report/row-tally.js";
 
@@ -78,8 +75,10 @@ describe("comparisonMarkdown", () => {
     const cand = runRows(10_000, 500, (i) => (i % 2 === 0 ? 0 : 1));
     const comparison = compareRunRows(base, cand, { margin: 0.02 });
     expect(comparison.broke).toHaveLength(5000);
-    const runs = { baseline: comparedRun(base), candidate: comparedRun(cand) };
-    const body = [COMPARE_MARKER, "", ...comparisonMarkdown(comparison, runs, false)].join("\n");
+    const [baseDoc, candDoc] = [documentOf(base), documentOf(cand)];
+    const block = compareBlock(comparison, baseDoc, candDoc);
+    const judged = withComparison(candDoc, block, { passed: false, rule: "" });
+    const body = [COMPARE_MARKER, "", ...comparisonMarkdown(baseDoc, judged)].join("\n");
     expect(body.length).toBeLessThan(65_536 / 2);
     expect(body).toContain("### Broke: 5000 items");
     expect(body).toContain("… and 4975 more (`eb compare --json` lists every one).");
@@ -92,7 +91,7 @@ describe("comparisonMarkdown", () => {
         /^\| `\\\|'<img src=x>'-item-\d+-x+…` \| 1\.00 \| 0\.00 \| `sample 0: @someone <b>why<\/b> r+…` \|$/,
       );
     }
-    expect(runs.baseline).toMatchObject({ runId: null, commit: null });
+    expect(baseDoc.run).toMatchObject({ git_commit: null });
     expect(body).toContain("| Run | unknown | unknown |");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JudgeNoiseTally } from "../../src/report/judge-noise.js";
-import type { StoredRow } from "../../src/run/record.js";
+import type { StoredRow } from "../../src/report/record.js";
 
 const voted = (id: string, sample: number, votes: number[]): StoredRow => ({
   id,

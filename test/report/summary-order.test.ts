@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { StoredRow } from "../../src/report/record.js";
 import { RowTally } from "../../src/report/row-tally.js";
 import { summarize } from "../../src/report/run-summary.js";
-import type { StoredRow } from "../../src/run/record.js";
 
 /** Items passing 0, 3, 2 and 1 of 3 samples: their mean in float depends on the order summed. */
 function rows(): StoredRow[] {

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CheckReport } from "../../src/checks/report.js";
-import { terminalSafe, terminalSafeJson, terminalSafeStrings } from "../../src/cli/terminal.js";
 import { runText } from "../../src/render/run-text.js";
+import { terminalSafe, terminalSafeJson, terminalSafeStrings } from "../../src/report/terminal.js";
 import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
 
 const HOSTILE = "a\u001b[31mb\u0007c\u0000d\u0008e\u007ff\u009bg\u202eh\u2066i\u200fj\rk";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byCodePoint } from "../../src/run/order.js";
+import { byCodePoint } from "../../src/report/order.js";
 
 describe("byCodePoint", () => {
   it("sorts as UTF-8 bytes do (Python's order), not as UTF-16 code units", () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { InputError } from "../../src/errors.js";
-import type { CheckRow } from "../../src/run/record.js";
+import type { CheckRow } from "../../src/report/record.js";
 import { runSuite } from "../../src/run/run-suite.js";
 import type { Suite } from "../../src/run/suite.js";
 import { NO_SECRETS } from "../../src/secrets/scrubber.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { parseShard } from "../../src/config/shard-spec.js";
 import { dealShard, itemSetDigest, shardsOf, takeShard } from "../../src/run/shard.js";
-import { parseShard } from "../../src/run/shard-spec.js";
 
 const itemsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `item-${i}` }));
 

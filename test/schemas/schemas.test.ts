@@ -11,7 +11,7 @@ import { parseCheck, parseYamlMapping } from "../../src/checks/parse.js";
 import { checkReportSchema } from "../../src/checks/report.js";
 import { loadConfig } from "../../src/config/load.js";
 import { CONFIG_TEMPLATE } from "../../src/config/template.js";
-import { rowsLineSchema } from "../../src/run/record.js";
+import { rowsLineSchema } from "../../src/report/record.js";
 import { jsonSchema } from "../../src/schemas/index.js";
 import { SCHEMA_NAMES, type SchemaName, schemaFile, schemaId } from "../../src/schemas/names.js";
 import {

@@ -1,6 +1,6 @@
 import type { Config } from "../../config/load.js";
 import type { PythonInterpreter } from "../../process/python.js";
-import type { Status } from "../../run/record.js";
+import type { Status } from "../../report/record.js";
 import type { Scrubber } from "../../secrets/scrubber.js";
 import type { ScriptSnapshot } from "../script.js";
 import type { Check } from "../types.js";

@@ -3,15 +3,10 @@ import path from "node:path";
 import { z } from "zod";
 import { caseFileCandidates, loadCases } from "../cases/load.js";
 import { parseYamlMapping } from "../checks/parse.js";
-import { parseManifest } from "../run/manifest.js";
-import type { Manifest } from "../run/record.js";
+import type { ItemPlace } from "../render/github.js";
+import { parseManifest } from "../report/manifest.js";
+import type { Manifest } from "../report/record.js";
 import { readManifest } from "../run/rows.js";
-
-/** Where an item is defined: its file (absolute) and the line of its id, when known. */
-export interface ItemPlace {
-  file: string;
-  line: number | null;
-}
 
 /** An item the run set out to run, with its JUnit classname when the definitions say. */
 export interface PlannedItem {

@@ -1,12 +1,9 @@
-import { z } from "zod";
-import { code } from "../render/failing.js";
-import { fixed } from "../render/stats-text.js";
-import { readManifest } from "../run/rows.js";
-import type { RunComparison } from "./compare-runs.js";
+import type { CompareBlock } from "../report/blocks.js";
+import type { RunDocument } from "../report/document.js";
+import { REASON_CHARS } from "../report/reason.js";
 import { neededLine, signed, strataLevel, VERDICT_TEXT } from "./compare-text.js";
-import type { RunRows } from "./read-rows.js";
-import { REASON_CHARS } from "./reason.js";
-import type { ItemTally } from "./row-tally.js";
+import { code } from "./failing.js";
+import { fixed } from "./stats-text.js";
 
 /** The first line of `eb compare --markdown`: a workflow finds its own sticky comment by it. */
 export const COMPARE_MARKER = "<!-- eval-banana:compare -->";
@@ -20,49 +17,23 @@ const HEADLINE = {
   inconclusive: "⚠️ INCONCLUSIVE",
 } as const;
 
-/** One run of the comparison, as its rows and manifest tell it. */
-export interface ComparedRun {
-  rows: RunRows;
-  runId: string | null;
-  commit: string | null;
-}
-
-const provenanceSchema = z.looseObject({
-  run_id: z.string().nullable().catch(null).default(null),
-  git_commit: z.string().nullable().catch(null).default(null),
-});
-
-/** The run id and commit of a run's manifest (null for rows of other programs). */
-export function comparedRun(rows: RunRows): ComparedRun {
-  const manifest = provenanceSchema.safeParse(safeManifest(rows.file));
-  const data = manifest.success ? manifest.data : { run_id: null, git_commit: null };
-  return { rows, runId: data.run_id, commit: data.git_commit };
-}
-
-function safeManifest(file: string): object | null {
-  try {
-    return readManifest(file);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The comparison as Markdown (a job summary's section, and the body of `--markdown`): verdict
  * and what the gate decided, delta with its interval, margin, the runs, the items that broke
- * and were fixed with why, per-stratum deltas, and the reasons to distrust the pairing.
+ * and were fixed with why, per-stratum deltas, and the reasons to distrust the pairing. `cand`
+ * is the candidate's document with the comparison in it.
  */
-export function comparisonMarkdown(
-  c: RunComparison,
-  runs: { baseline: ComparedRun; candidate: ComparedRun },
-  gatePassed: boolean,
-): string[] {
-  const level = `${Math.round(c.level * 100)}%`;
+export function comparisonMarkdown(base: RunDocument, cand: RunDocument): string[] {
+  const c = cand.compare;
+  if (c === null) return [];
+  const gatePassed = cand.verdict.outcome === "passed";
+  const level = `${Math.round(c.ci_level * 100)}%`;
   const needed = c.verdict === "inconclusive" ? neededLine(c).trim() : "";
+  const runs = { baseline: base, candidate: cand };
   return [
     `## eval-banana compare: ${HEADLINE[c.verdict]}`,
     "",
-    `**Paired delta ${signed(c.delta)}**, ${level} interval [${signed(c.low)}, ${signed(c.high)}] over ${c.n} paired items (${c.method}); margin ${c.margin}.`,
+    `**Paired delta ${signed(c.delta)}**, ${level} interval [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${c.paired} paired items (${c.ci_method}); margin ${c.margin}.`,
     "",
     `${VERDICT_TEXT[c.verdict]}. **Gate: ${gatePassed ? "passed (exit 0)" : "failed (exit 1)"}.**`,
     ...(needed ? ["", needed.charAt(0).toUpperCase() + needed.slice(1)] : []),
@@ -75,24 +46,21 @@ export function comparisonMarkdown(
   ];
 }
 
-function runsTable(runs: { baseline: ComparedRun; candidate: ComparedRun }): string[] {
-  const { baseline: b, candidate: k } = runs;
-  const commit = (run: ComparedRun) => (run.commit ? code(run.commit.slice(0, 12)) : "unknown");
+type Runs = { baseline: RunDocument; candidate: RunDocument };
+
+function runsTable({ baseline: b, candidate: k }: Runs): string[] {
+  const id = (run: RunDocument) => (run.run_id ? code(run.run_id) : "unknown");
+  const commit = (run: RunDocument) =>
+    run.run.git_commit ? code(run.run.git_commit.slice(0, 12)) : "unknown";
   return [
     "| | Baseline | Candidate |",
     "| --- | --- | --- |",
-    `| Run | ${b.runId ? code(b.runId) : "unknown"} | ${k.runId ? code(k.runId) : "unknown"} |`,
+    `| Run | ${id(b)} | ${id(k)} |`,
     `| Commit | ${commit(b)} | ${commit(k)} |`,
-    `| Items / samples | ${b.rows.tally.items.size} / ${b.rows.tally.samples} | ${k.rows.tally.items.size} / ${k.rows.tally.samples} |`,
-    `| Pass rate (mean item score) | ${fixed(meanScore(b))} | ${fixed(meanScore(k))} |`,
+    `| Items / samples | ${b.stats.items} / ${b.stats.samples} | ${k.stats.items} / ${k.stats.samples} |`,
+    `| Pass rate (mean item score) | ${fixed(b.stats.pass_rate)} | ${fixed(k.stats.pass_rate)} |`,
     "",
   ];
-}
-
-function meanScore(run: ComparedRun): number | null {
-  const items = [...run.rows.tally.items.values()];
-  if (items.length === 0) return null;
-  return items.reduce((sum, item) => sum + item.sum / item.n, 0) / items.length;
 }
 
 /** Broke items with why the candidate fell short; fixed ones with why the baseline did. */
@@ -100,16 +68,17 @@ function itemsTable(
   title: string,
   ids: readonly string[],
   limit: number,
-  runs: { baseline: ComparedRun; candidate: ComparedRun },
+  runs: Runs,
   why: "baseline" | "candidate",
 ): string[] {
   if (ids.length === 0) return [`**${title}:** none.`, ""];
-  const score = (item: ItemTally) => item.sum / item.n;
+  const baseItems = new Map(runs.baseline.items.map((item) => [item.id, item]));
+  const candItems = new Map(runs.candidate.items.map((item) => [item.id, item]));
   const rows = ids.slice(0, limit).map((id) => {
-    const base = runs.baseline.rows.tally.items.get(id)!;
-    const cand = runs.candidate.rows.tally.items.get(id)!;
+    const base = baseItems.get(id)!;
+    const cand = candItems.get(id)!;
     const problem = (why === "candidate" ? cand : base).problem;
-    return `| ${code(id)} | ${fixed(score(base), 2)} | ${fixed(score(cand), 2)} | ${problem ? code(problem, REASON_CHARS) : ""} |`;
+    return `| ${code(id)} | ${fixed(base.score, 2)} | ${fixed(cand.score, 2)} | ${problem ? code(problem, REASON_CHARS) : ""} |`;
   });
   const more = ids.length - rows.length;
   return [
@@ -123,7 +92,7 @@ function itemsTable(
   ];
 }
 
-function strataTable(c: RunComparison): string[] {
+function strataTable(c: CompareBlock): string[] {
   // One stratum is the whole run, already above.
   if (c.strata.length < 2) return [];
   const shown = c.strata.slice(0, ROWS_SHOWN.strata);

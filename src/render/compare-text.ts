@@ -1,4 +1,4 @@
-import type { RunComparison } from "./compare-runs.js";
+import type { CompareBlock } from "../report/blocks.js";
 
 const IDS_SHOWN = 10;
 
@@ -9,14 +9,14 @@ export const VERDICT_TEXT = {
 } as const;
 
 /** What `eb compare` prints: delta and interval, broke/fixed, strata, MDE, verdict. */
-export function comparisonText(c: RunComparison): string {
-  const level = `${Math.round(c.level * 100)}%`;
+export function comparisonText(c: CompareBlock): string {
+  const level = `${Math.round(c.ci_level * 100)}%`;
   const lines = [
-    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.low)}, ${signed(c.high)}] over ${c.n} items (${c.method})`,
+    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${c.paired} items (${c.ci_method})`,
     idsLine("broke", c.broke),
     idsLine("fixed", c.fixed),
     ...strataLines(c),
-    `smallest regression this run could detect (80% power): ${Number.isNaN(c.mde) ? "n/a" : c.mde.toFixed(4)}`,
+    `smallest regression this run could detect (80% power): ${c.mde === null ? "n/a" : c.mde.toFixed(4)}`,
     `${VERDICT_TEXT[c.verdict]} (margin ${c.margin})`,
     ...(c.verdict === "inconclusive" ? [neededLine(c)] : []),
   ];
@@ -24,7 +24,7 @@ export function comparisonText(c: RunComparison): string {
 }
 
 /** Per-stratum deltas, saying whether their intervals hold one by one or together. */
-function strataLines(c: RunComparison): string[] {
+function strataLines(c: CompareBlock): string[] {
   // One stratum is the whole run, already above.
   if (c.strata.length < 2) return [];
   return [
@@ -37,7 +37,7 @@ function strataLines(c: RunComparison): string[] {
 }
 
 /** How the per-stratum intervals hold: one by one, or (Bonferroni) all together. */
-export function strataLevel(c: RunComparison): string {
+export function strataLevel(c: CompareBlock): string {
   const each = `${Math.round(c.strata[0]!.level * 1000) / 10}%`;
   return c.strata[0]!.verdict !== null
     ? `Bonferroni-adjusted: ${each} each, so all ${c.strata.length} hold together`
@@ -45,14 +45,14 @@ export function strataLevel(c: RunComparison): string {
 }
 
 /** What an inconclusive gate needs to decide, estimated from this comparison's item scores. */
-export function neededLine(c: RunComparison): string {
-  if (c.itemsNeeded === null) return "";
+export function neededLine(c: CompareBlock): string {
+  if (c.items_needed === null) return "";
   const drop = `a drop of ${c.margin} from no change`;
-  if (c.itemsNeeded <= c.n) {
-    return `  ${c.n} items are enough to tell ${drop}; this delta (${signed(c.delta)}) lies too close to the margin to call either way`;
+  if (c.items_needed <= c.paired) {
+    return `  ${c.paired} items are enough to tell ${drop}; this delta (${signed(c.delta)}) lies too close to the margin to call either way`;
   }
-  const about = roundUp(c.itemsNeeded).toLocaleString("en-US");
-  return `  to tell ${drop}, a suite like this one needs about ${about} items (it has ${c.n}; an estimate from this run's item scores)`;
+  const about = roundUp(c.items_needed).toLocaleString("en-US");
+  return `  to tell ${drop}, a suite like this one needs about ${about} items (it has ${c.paired}; an estimate from this run's item scores)`;
 }
 
 /** Two significant figures, rounded up: an estimate should not look more precise than it is. */

@@ -4,7 +4,10 @@
  * (DESIGN.md), so other tools can read them; `eb schema rows` prints these schemas.
  */
 import { z } from "zod";
-import { WINNERS } from "../judge/verdict.js";
+
+/** A pairwise verdict: the answer shown first (A), second (B), or neither. */
+export const WINNERS = ["A", "B", "tie"] as const;
+export type Winner = (typeof WINNERS)[number];
 
 export const statusSchema = z.enum(["passed", "failed", "error"]);
 export type Status = z.output<typeof statusSchema>;
