@@ -7,7 +7,7 @@ import { gateLine } from "../render/run-text.js";
 import type { CompareBlock } from "../report/blocks.js";
 import { compareBlock, compareRunRows, withComparison } from "../report/compare-runs.js";
 import type { RunDocument } from "../report/document.js";
-import { documentOf, type ReadDocumentOptions, readDocument } from "../report/read-document.js";
+import { type ReadDocumentOptions, readDocument } from "../report/read-document.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";

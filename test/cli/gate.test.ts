@@ -149,7 +149,9 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
     );
     const accepted = await evalIn(root, ["--baseline", baseline!, "--inconclusive", "pass"]);
     expect(accepted.code).toBe(0);
-    expect(lastLines(accepted.stdout, 1)[0]).toContain("→ inconclusive (--inconclusive pass) → passed");
+    expect(lastLines(accepted.stdout, 1)[0]).toContain(
+      "→ inconclusive (--inconclusive pass) → passed",
+    );
 
     writeFile(root, "broken", "");
     const worse = await evalIn(root, ["--baseline", baseline!, "--margin", "0.25"]);
