@@ -1,5 +1,16 @@
 /** eval-banana's library API; the `eb` CLI is a thin layer over it. */
 
+import { mergeCases } from "./cases/merge.js";
+import { mergeChecks } from "./checks/merge.js";
+import { type MergedRun, type MergeOptions, mergeShards } from "./run/merge.js";
+
+export type { MergedRun, MergeOptions };
+
+/** `eb merge`: one run folder from the run folders of the `--shard I/N` runs of one suite. */
+export function mergeRuns(options: MergeOptions): Promise<MergedRun> {
+  return mergeShards(options, { checks: mergeChecks, cases: () => mergeCases(options.cwd) });
+}
+
 export { loadCases, needsJudge } from "./cases/load.js";
 export type { RunCasesOptions } from "./cases/options.js";
 export type { CaseReport } from "./cases/report.js";
@@ -29,7 +40,6 @@ export {
   type Winner,
   type WinnerVerdict,
 } from "./judge/verdict.js";
-export { type MergedRun, type MergeOptions, mergeRuns } from "./report/merge-runs.js";
 export type {
   CaseRow,
   CheckRow,

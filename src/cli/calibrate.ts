@@ -1,5 +1,6 @@
 import { EXIT } from "../errors.js";
-import { calibrationText, readCalibratedRun } from "../report/calibrate.js";
+import { calibrationText } from "../render/calibrate-text.js";
+import { readCalibratedRun } from "../report/calibrate.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";

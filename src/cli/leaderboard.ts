@@ -1,8 +1,8 @@
 import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
+import { leaderboardText } from "../render/leaderboard-text.js";
 import { leaderboard } from "../report/leaderboard.js";
 import { leaderboardHtml } from "../report/leaderboard-html.js";
-import { leaderboardText } from "../report/leaderboard-text.js";
 import { readRun } from "../report/read-rows.js";
 import { summarize } from "../report/run-summary.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";

@@ -28,3 +28,19 @@ export function coverageOf(itemsPlanned: number, samplesPerItem: number, ran: Ra
 export function isIncomplete(coverage: Coverage | null, ran: Ran): coverage is Coverage {
   return coverage !== null && ran.samples < coverage.samples_planned;
 }
+
+/** `7 of 20 items never ran`, plus the samples when some items ran only in part. */
+export function notRunText(coverage: Coverage, ran: Ran): string {
+  const samples = coverage.samples_planned - ran.samples;
+  const perItem = coverage.samples_planned / coverage.items_planned;
+  const partly =
+    samples > coverage.items_not_run * perItem
+      ? ` (${samples} of ${coverage.samples_planned} samples)`
+      : "";
+  return `${coverage.items_not_run} of ${coverage.items_planned} items never ran${partly}`;
+}
+
+/** The console's and `eb report`'s line for a run that did not finish. */
+export function notRunLine(coverage: Coverage, ran: Ran): string {
+  return `Interrupted: ${notRunText(coverage, ran)}`;
+}

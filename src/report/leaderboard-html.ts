@@ -1,6 +1,12 @@
+import {
+  cells,
+  costUnknownText,
+  levelPercent,
+  mark,
+  ruleLine,
+} from "../render/leaderboard-text.js";
 import { escapeHtml } from "./escape-html.js";
 import type { Leaderboard, LeaderboardEntry, ParetoAxis } from "./leaderboard.js";
-import { cells, costUnknownText, levelPercent, mark, ruleLine } from "./leaderboard-text.js";
 import { paretoSvg } from "./pareto-svg.js";
 
 /**

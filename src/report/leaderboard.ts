@@ -16,12 +16,11 @@
 
 import path from "node:path";
 import { InputError } from "../errors.js";
-import { notRunLine } from "../render/not-run.js";
 import { adjustedLevel } from "../stats/adjust.js";
 import { comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { manifestWarnings, preview } from "./compare-runs.js";
-import { coverageOf, isIncomplete } from "./coverage.js";
+import { coverageOf, isIncomplete, notRunLine } from "./coverage.js";
 import type { RunRows } from "./read-rows.js";
 import type { RunKind } from "./record.js";
 import type { RunSummary, TokenCost } from "./run-summary.js";

@@ -1,6 +1,6 @@
+import { dollars, levelPercent, milliseconds } from "../render/leaderboard-text.js";
 import { escapeHtml } from "./escape-html.js";
 import type { LeaderboardEntry, ParetoAxis } from "./leaderboard.js";
-import { dollars, levelPercent, milliseconds } from "./leaderboard-text.js";
 
 const WIDTH = 760;
 const HEIGHT = 440;

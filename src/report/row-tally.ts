@@ -1,6 +1,6 @@
 import type { ItemAgg } from "../stats/interval.js";
-import type { Outcome } from "./document.js";
 import { JudgeNoiseTally } from "./judge-noise.js";
+import type { Outcome } from "./outcome.js";
 import { head, oneLine } from "./reason.js";
 import type { Status, StoredRow } from "./record.js";
 

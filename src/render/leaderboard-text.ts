@@ -1,5 +1,5 @@
-import { fixed } from "../render/stats-text.js";
-import type { Leaderboard, LeaderboardEntry } from "./leaderboard.js";
+import type { Leaderboard, LeaderboardEntry } from "../report/leaderboard.js";
+import { fixed } from "./stats-text.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
 /** Columns of numbers, right-aligned. */

@@ -1,28 +1,28 @@
-import { cp, readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { caseFileCandidates, caseIds } from "../cases/load.js";
-import type { CaseReport } from "../cases/report.js";
-import { finishedCases } from "../cases/suite.js";
-import { CaseTally } from "../cases/tally.js";
-import type { CheckReport, CheckResult } from "../checks/report.js";
-import { finishedChecks, judgeOf } from "../checks/suite.js";
 import { type Config, environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { parseShard, type Shard } from "../config/shard-spec.js";
 import { EXIT, InputError } from "../errors.js";
-import { isoUtc, newRunId, TOOL_VERSION } from "../run/provenance.js";
-import { writeHtmlReport, writeReports } from "../run/reports.js";
-import { readManifest } from "../run/rows.js";
-import { createRunFolder, ROWS_FILE } from "../run/run-folder.js";
-import { commandText } from "../run/run-suite.js";
-import type { FinishContext, Finished } from "../run/suite.js";
+import type { RunDocument } from "../report/document.js";
+import { parseManifest } from "../report/manifest.js";
+import { forEachRowOf, rowsFile } from "../report/read-rows.js";
+import {
+  type CaseManifest,
+  type CheckManifest,
+  type Manifest,
+  RESUME_KEYS,
+  type StoredRow,
+} from "../report/record.js";
+import { RowTally } from "../report/row-tally.js";
 import { secretValues } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
-import { parseManifest } from "./manifest.js";
-import { byCodePoint } from "./order.js";
-import { forEachRowOf, rowsFile } from "./read-rows.js";
-import { type CaseManifest, type CheckManifest, type Manifest, RESUME_KEYS } from "./record.js";
-import { RowTally } from "./row-tally.js";
+import { isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
+import { writeHtmlReport, writeReports } from "./reports.js";
+import { readManifest } from "./rows.js";
+import { createRunFolder, ROWS_FILE } from "./run-folder.js";
+import { commandText } from "./run-suite.js";
+import type { FinishContext, Finished } from "./suite.js";
 
 export interface MergeOptions extends LoadConfigOptions {
   /** Shard run folders, or their rows files. */
@@ -36,15 +36,37 @@ export interface MergeOptions extends LoadConfigOptions {
   onWarning?: (message: string) => void;
 }
 
+/** What a front door adds to a merge of its runs: the reports an unsharded run of it writes. */
+export interface MergeKind {
+  /** Sees every row as the shards are read. */
+  add?(row: StoredRow): void;
+  finish(
+    shards: readonly ShardRun[],
+    context: FinishContext,
+    config: Config,
+  ): Promise<MergedReports>;
+  /** Copies the kind's own files of each shard into the merged run folder. */
+  copy?(shards: readonly ShardRun[], runDir: string): Promise<void>;
+}
+
+/** The reports of a merged run, as its kind's front door builds them. */
+export type MergedReports = Finished<"checks" | "cases", RunDocument>;
+
+/** A fresh MergeKind for a merge of runs of each kind that has shards. */
+export interface MergeKinds {
+  checks: () => MergeKind;
+  cases: () => MergeKind;
+}
+
 export interface MergedRun {
   runDir: string;
-  report: CheckReport | CaseReport;
+  report: RunDocument;
   /** 0 passed, 1 fell short: the gate of an unsharded run. */
   exitCode: number;
 }
 
 /** One shard as given: where, its manifest, and what its report.json adds. */
-interface ShardRun {
+export interface ShardRun {
   location: string;
   file: string;
   dir: string;
@@ -61,7 +83,7 @@ const shardReportSchema = z.looseObject({
   checks: z.array(z.looseObject({ check_id: z.string(), source_path: z.string() })).optional(),
   judge_model_versions: z.array(z.string()).optional(),
 });
-type ShardReport = z.infer<typeof shardReportSchema>;
+export type ShardReport = z.infer<typeof shardReportSchema>;
 
 /** What must be the same in every shard of one run, besides the settings of its kind. */
 const SUITE_KEYS = ["kind", "item_set", "items_total", "git_commit", "harness"] as const;
@@ -72,7 +94,7 @@ const SUITE_KEYS = ["kind", "item_set", "items_total", "git_commit", "harness"] 
  * writes, with the same numbers and the same gate. Refuses (InputError) shards of different
  * suites or settings, an item in two shards and a shard given twice.
  */
-export async function mergeRuns(options: MergeOptions): Promise<MergedRun> {
+export async function mergeShards(options: MergeOptions, kinds: MergeKinds): Promise<MergedRun> {
   const warn = options.onWarning ?? (() => {});
   if (options.runs.length === 0) throw new InputError("eb merge needs the shards' run folders");
   const shards = (await Promise.all(options.runs.map(readShard))).sort(
@@ -80,14 +102,15 @@ export async function mergeRuns(options: MergeOptions): Promise<MergedRun> {
   );
   refuseDisagreement(shards);
   checkMissing(shards, options.requireAll ?? false, warn);
-  const rows = await readShardRows(shards, warn);
+  const kind = kinds[shards[0]!.manifest.kind]();
+  const rows = await readShardRows(shards, kind, warn);
   const config = await loadConfig(options);
   const scrubber = createScrubber(secretValues(environmentOf(options)));
   const { runId, runDir } = await mergedFolder(config, options);
   const context = finishContext(shards, { runId, runDir }, rows.tally, options.argv ?? null);
-  const finished = await finishedOf(shards, context, rows.cases, config, options);
+  const finished = await kind.finish(shards, context, config);
   await writeRows(runDir, mergedManifest(shards, context, finished, options), rows.lines, scrubber);
-  if (shards[0]!.manifest.kind === "checks") await copyCheckFiles(shards, runDir);
+  await kind.copy?.(shards, runDir);
   await writeReports(runDir, finished, scrubber.scrub);
   await writeHtmlReport(runDir, scrubber.scrub, config.pricing, warn);
   return {
@@ -223,17 +246,16 @@ interface ShardRows {
   /** Every row's line as written, shard by shard. */
   lines: string[];
   tally: RowTally;
-  cases: CaseTally;
 }
 
 /** The rows of every shard; an item with rows in two shards is refused. */
 async function readShardRows(
   shards: readonly ShardRun[],
+  kind: MergeKind,
   warn: (message: string) => void,
 ): Promise<ShardRows> {
   const lines: string[] = [];
   const tally = new RowTally({ outcomes: true });
-  const cases = new CaseTally();
   const owner = new Map<string, ShardRun>();
   const twice = new Map<string, [ShardRun, ShardRun]>();
   for (const run of shards) {
@@ -243,12 +265,12 @@ async function readShardRows(
       if (first !== run) twice.set(row.id, [first, run]);
       lines.push(text);
       tally.add(row);
-      cases.add(row);
+      kind.add?.(row);
     });
     for (const warning of warnings) warn(warning);
   }
   if (twice.size > 0) throw inTwoShards(twice);
-  return { lines, tally, cases };
+  return { lines, tally };
 }
 
 function inTwoShards(twice: ReadonlyMap<string, [ShardRun, ShardRun]>): InputError {
@@ -292,8 +314,8 @@ function finishContext(
   const ends = shards.map((run) => Date.parse(run.manifest.ended_at ?? run.manifest.started_at));
   return {
     ...where,
-    startedAt: new Date(Math.min(...starts)),
-    completedAt: new Date(Math.max(...ends)),
+    startedAt: new Date(starts.reduce((a, b) => Math.min(a, b))),
+    completedAt: new Date(ends.reduce((a, b) => Math.max(a, b))),
     interrupted: shards.some((run) => run.manifest.interrupted !== false),
     tally,
     provenance: {
@@ -309,83 +331,6 @@ function finishContext(
   };
 }
 
-/** The reports, built by the code an unsharded run of the kind uses. */
-async function finishedOf(
-  shards: readonly ShardRun[],
-  context: FinishContext,
-  cases: CaseTally,
-  config: Config,
-  options: MergeOptions,
-): Promise<Finished<"checks", CheckReport> | Finished<"cases", CaseReport>> {
-  const first = shards[0]!;
-  const passThreshold = first.report.pass_threshold;
-  const itemsPlanned = first.manifest.items_total ?? context.tally.items.size;
-  if (first.manifest.kind === "checks") {
-    return finishedChecks(checkResults(shards), context, {
-      projectRoot: first.manifest.project_root,
-      passThreshold,
-      pricing: config.pricing,
-      itemsPlanned,
-      planned: Object.keys(first.manifest.definitions).map((id) => ({ id })),
-      samples: first.manifest.samples,
-      judge: judgeOf(first.manifest),
-    });
-  }
-  const manifest: CaseManifest = first.manifest;
-  return finishedCases(
-    { rows: context.tally, cases: await caseOrder(manifest, context.tally, options), tally: cases },
-    context,
-    {
-      settings: {
-        kind: "cases",
-        cases_file: manifest.cases_file,
-        cases_sha256: manifest.cases_sha256,
-        target: manifest.target,
-        judge_model: manifest.judge_model,
-        judge_samples: manifest.judge_samples,
-        judge_temperature: manifest.judge_temperature,
-        k: manifest.k,
-        temperature: manifest.temperature,
-        max_tokens: manifest.max_tokens,
-      },
-      projectRoot: manifest.project_root,
-      judgeModelVersions: [
-        ...new Set(shards.flatMap((run) => run.report.judge_model_versions ?? [])),
-      ],
-      passThreshold,
-      pricing: config.pricing,
-      concurrency: null,
-      budget: null,
-      budgetExceeded: shards.some(
-        (run) => run.manifest.kind === "cases" && run.manifest.budget_exceeded === true,
-      ),
-    },
-  );
-}
-
-/** Each check's result as its shard reported it, in discovery order (by file, as eb run finds them). */
-function checkResults(shards: readonly ShardRun[]): CheckResult[] {
-  // Written by eb run as CheckResult; only what the order needs is checked here.
-  const results = shards.flatMap((run) => (run.report.checks ?? []) as unknown as CheckResult[]);
-  return results.sort((a, b) => byCodePoint(a.source_path, b.source_path));
-}
-
-/**
- * The cases in case-file order, as an unsharded run lists them, when the case file is here and
- * unchanged; else every case that ran, by id.
- */
-async function caseOrder(
-  manifest: CaseManifest,
-  tally: RowTally,
-  options: MergeOptions,
-): Promise<{ id: string }[]> {
-  for (const file of caseFileCandidates(manifest.cases_file, manifest.project_root, options.cwd)) {
-    const found = await caseIds(file).catch(() => null);
-    if (found?.sha256 === manifest.cases_sha256) return found.ids.map((id) => ({ id }));
-  }
-  return [...tally.items.keys()].sort(byCodePoint).map((id) => ({ id }));
-}
-
 /** What a shard's manifest says of that shard alone (the versions come back from the rows). */
 const SHARD_OWN = new Set([
   "shard",
@@ -399,7 +344,7 @@ const SHARD_OWN = new Set([
 function mergedManifest(
   shards: readonly ShardRun[],
   context: FinishContext,
-  finished: Finished<"checks", CheckReport> | Finished<"cases", CaseReport>,
+  finished: MergedReports,
   options: MergeOptions,
 ): Manifest {
   const common = Object.fromEntries(
@@ -428,14 +373,4 @@ async function writeRows(
 ): Promise<void> {
   const text = [JSON.stringify({ manifest }), ...lines].join("\n");
   await writeFile(path.join(runDir, ROWS_FILE), `${scrubber.scrub(text)}\n`);
-}
-
-/** Each check's files (`checks/<stem>.*`), as the shards wrote them. */
-async function copyCheckFiles(shards: readonly ShardRun[], runDir: string): Promise<void> {
-  for (const run of shards) {
-    const from = path.join(run.dir, "checks");
-    if (await stat(from).catch(() => null)) {
-      await cp(from, path.join(runDir, "checks"), { recursive: true });
-    }
-  }
 }
