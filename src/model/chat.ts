@@ -9,11 +9,11 @@ import { redactUrl } from "../secrets/redact.js";
 import { InterruptedError, interruptible } from "./abort.js";
 import type { Cache } from "./cache.js";
 import { type ChatRequestIdentity, chatCacheKey } from "./cache-key.js";
-import { createHttpFetch, EndpointError, type Fetch } from "./http-fetch.js";
 import type { Limiters } from "./limiter.js";
 import { AccessRefusedError, REFUSED_STATUSES } from "./refused.js";
-import { askedWaitMs, type RetryPolicy, withRetries } from "./retry.js";
+import { askedWaitMs, EndpointError, type RetryPolicy, withRetries } from "./retry.js";
 import { readStoredResult, storedResult } from "./stored-result.js";
+import { createHttpFetch, type Fetch } from "./transport.js";
 import type { CaseTarget, ChatResult, Message } from "./types.js";
 
 export interface ChatRequest {

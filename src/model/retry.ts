@@ -1,5 +1,12 @@
 import { APIConnectionError, APIError } from "openai";
-import { EndpointError } from "./http-fetch.js";
+
+/**
+ * Something the transport refused (a redirect elsewhere, an answer over the size limit), as
+ * opposed to a network that failed: asking again gets the same answer, so it is not retried.
+ */
+export class EndpointError extends Error {
+  override name = "EndpointError";
+}
 
 export interface RetryPolicy {
   /** Attempts after the first. */

@@ -275,14 +275,19 @@ async function silentServer() {
   });
   const closedAt: number[] = [];
   const server = createServer(() => seen());
-  server.on("connection", (socket) => socket.on("close", () => closedAt.push(performance.now())));
+  let opened = 0;
+  server.on("connection", (socket) => {
+    opened++;
+    socket.on("close", () => closedAt.push(performance.now()));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const close = () => {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
   const { port } = server.address() as AddressInfo;
-  return { baseURL: `http://127.0.0.1:${port}/v1`, requestSeen, closedAt, close };
+  const baseURL = `http://127.0.0.1:${port}/v1`;
+  return { baseURL, requestSeen, closedAt, opened: () => opened, close };
 }
 
 async function until(condition: () => boolean, ms: number): Promise<void> {
@@ -309,8 +314,12 @@ describe("createChatTarget aborted", () => {
       expect(await failure(call)).toMatch(
         /^model "m1" at http:\/\/127\.0\.0\.1:\d+\/v1: interrupted$/,
       );
-      await until(() => silent.closedAt.length > 0, 1000);
-      expect(silent.closedAt).toHaveLength(1);
+      const allClosed = () =>
+        silent.closedAt.length > 0 && silent.closedAt.length === silent.opened();
+      await until(allClosed, 1000);
+      // undici 7 opens a spare connection after an abort and closes it at once (nodejs/undici#5845):
+      // the request's socket closes first, and none stays open.
+      expect(silent.closedAt).toHaveLength(silent.opened());
       expect((silent.closedAt[0] ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(500);
     } finally {
       await silent.close();

@@ -1,7 +1,11 @@
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
+/// <reference path="./undici-agent.d.ts" />
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import type { Dispatcher } from "undici";
+// The pool alone, not undici's index, which loads its fetch, WebSocket, caches and mocks too
+// (110 modules, not 25), paid by every `eb eval` as it starts. The version is pinned exactly.
+import Agent from "undici/lib/dispatcher/agent.js";
 import { redactUrl } from "../secrets/redact.js";
+import { EndpointError } from "./retry.js";
 
 /** The fetch signature the OpenAI client accepts. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -9,14 +13,6 @@ export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promi
 export interface HttpFetchOptions {
   /** The largest body read, counted once decompressed; a larger one fails the request. */
   maxBodyBytes?: number;
-}
-
-/**
- * Something the transport refused (a redirect elsewhere, an answer over the size limit), as
- * opposed to a network that failed: asking again gets the same answer, so it is not retried.
- */
-export class EndpointError extends Error {
-  override name = "EndpointError";
 }
 
 type Body = string | Uint8Array;
@@ -27,25 +23,29 @@ const DEFAULT_MAX_BODY_BYTES = 10_000_000;
 const MAX_REDIRECTS = 5;
 
 /**
- * A fetch over node:http(s) with keep-alive agents, several times cheaper per call than the
- * global fetch (undici) against a fast local endpoint. It resolves only once the whole body is in:
- * the client's per-attempt timeout stops when fetch resolves, so a server that sends the headers
- * and then stalls stays under that timeout (and its retries). It sends what the OpenAI client
- * sends (a URL, a text or byte body) and nothing else.
+ * The OpenAI client's fetch, over an undici pool (keep-alive) and its dispatch API, without the
+ * cost per call of a WHATWG fetch (undici's own, the global one, is several times slower against a
+ * fast local endpoint). It resolves only once the whole body is in: the client's per-attempt timeout
+ * stops when fetch resolves, so a server that sends the headers and then stalls stays under that
+ * timeout (and its retries). It sends what the OpenAI client sends (a URL, a text or byte body).
  *
  * What leaves it is bounded and clean: bodies are read up to `maxBodyBytes`, redirects are
  * followed only within the origin (see following), and no error text carries URL credentials.
  */
 export function createHttpFetch(options: HttpFetchOptions = {}): Fetch {
-  // No socket limit: the worker pool already bounds the calls in flight, and a limit below it
-  // would queue calls inside the agent, where the client's timeout keeps running.
-  const agents = {
-    "http:": new http.Agent({ keepAlive: true, scheduling: "lifo" }),
-    "https:": new https.Agent({ keepAlive: true, scheduling: "lifo" }),
-  };
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const once: Send = (url, init, body) =>
-    send(url, init, body, url.protocol === "https:" ? agents["https:"] : agents["http:"], limit);
+  const agent = new Agent({
+    // Bytes on the wire: past them undici stops reading and closes the connection. A compressed
+    // body is capped again once decoded (see decoded).
+    maxResponseSize: limit,
+    // The client's per-attempt timeout is the deadline; undici's own would cut a slow model's
+    // answer at 300 s, as a network error, retried. (Connecting still gives up after 10 s.)
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    // No connection limit (undici's default too): the worker pool already bounds the calls in
+    // flight, and a limit below it would queue calls in the pool, where the timeout keeps running.
+  });
+  const once: Send = (url, init, body) => send(agent, url, init, body, limit);
   return async (input, init = {}) => {
     try {
       return await following(urlOf(input), init, sendable(init.body), once);
@@ -75,7 +75,8 @@ function sendable(body: RequestInit["body"]): Body | undefined {
  * Follows a redirect only when it re-sends the same request to the same origin (a path moved, a
  * slash added). Anywhere else the prompt and the key would go to a server the user never named,
  * and its answer be cached under the URL they did; a redirect that turns the POST into a GET
- * would drop the request. Those are refused, saying where the endpoint pointed.
+ * would drop the request. Those are refused, saying where the endpoint pointed. (undici's redirect
+ * interceptor does what fetch does: it follows both.)
  */
 async function following(
   start: URL,
@@ -137,64 +138,79 @@ function dropsBody(status: number, method: string): boolean {
   return (status === 301 || status === 302) && method === "POST";
 }
 
-function send(
+/** One request, answered as a Response once its whole body is in. */
+async function send(
+  agent: Agent,
   url: URL,
   init: RequestInit,
   body: Body | undefined,
-  agent: http.Agent,
   limit: number,
-) {
-  const signal = init.signal ?? undefined;
-  return new Promise<Response>((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError());
-    const transport = url.protocol === "https:" ? https : http;
-    const options = { method: init.method ?? "GET", headers: headerRecord(init, body), agent };
-    let settled = false;
-    const settle = (error: Error | null, response?: Response) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener("abort", onAbort);
-      if (error) reject(error);
-      else resolve(response as Response);
-    };
-    const request = transport.request(url, options, (res) =>
-      readAll(res, limit, settle, () => request.destroy()),
-    );
-    const onAbort = () => {
-      request.destroy();
-      settle(abortError());
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    request.on("error", (error) => settle(error));
-    request.end(body);
-  });
+): Promise<Response> {
+  const request = {
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    method: init.method ?? "GET",
+    headers: headersOf(init, url),
+    body,
+  };
+  try {
+    return toResponse(await exchange(agent, request, init.signal ?? undefined), limit);
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? error.code : undefined;
+    throw code === "UND_ERR_RES_EXCEEDED_MAX_SIZE" ? tooLarge(limit) : error;
+  }
 }
 
-/** Reads the body up to `limit` bytes; past it, stops reading and closes the connection. */
-function readAll(
-  res: IncomingMessage,
-  limit: number,
-  settle: (error: Error | null, r?: Response) => void,
-  stop: () => void,
-) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  res.on("data", (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= limit) return void chunks.push(chunk);
-    settle(tooLarge(limit));
-    stop();
-  });
-  res.on("error", (error) => settle(error));
-  res.on("close", () => {
-    if (!res.complete) settle(new Error("the connection closed before the body was complete"));
-  });
-  res.on("end", () => {
-    try {
-      settle(null, toResponse(res, Buffer.concat(chunks), limit));
-    } catch (error) {
-      settle(error instanceof Error ? error : new Error(String(error)));
-    }
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: Dispatcher.ResponseData["headers"];
+  body: Buffer;
+}
+
+/**
+ * Dispatches a request and collects its answer. It rejects at once when `signal` aborts, even
+ * before the request is on a socket (undici 7 would wait for the connection to abort it).
+ */
+function exchange(
+  agent: Agent,
+  request: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError());
+    let onSocket: Dispatcher.DispatchController | null = null;
+    const onAbort = () => {
+      onSocket?.abort(abortError());
+      reject(abortError());
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const settle = () => signal?.removeEventListener("abort", onAbort);
+    const chunks: Buffer[] = [];
+    let head: Omit<Answer, "body"> = { status: 0, statusText: "", headers: {} };
+    agent.dispatch(request, {
+      onRequestStart(controller) {
+        if (signal?.aborted) controller.abort(abortError());
+        onSocket = controller;
+      },
+      onResponseStart(_controller, status, headers, statusText = "") {
+        head = { status, statusText, headers };
+      },
+      onResponseData(_controller, chunk) {
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        settle();
+        // undici frees the connection on the turn after this one (a setImmediate it queues once
+        // this returns): resolving after it lets the next call reuse it rather than open another.
+        const answer = { ...head, body: Buffer.concat(chunks) };
+        queueMicrotask(() => setImmediate(() => resolve(answer)));
+      },
+      onResponseError(_controller, error) {
+        settle();
+        reject(error);
+      },
+    });
   });
 }
 
@@ -205,25 +221,26 @@ function tooLarge(limit: number): EndpointError {
   );
 }
 
-function headerRecord(init: RequestInit, body: Body | undefined): Record<string, string> {
-  const record: Record<string, string> = {};
+/** The request's headers; a URL's credentials sent as Basic auth when no key is, as node:http did. */
+function headersOf(init: RequestInit, url: URL): Headers {
   // The client passes a Headers already: no need to copy it into another.
   const headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
-  headers.forEach((value, name) => {
-    record[name] = value;
-  });
-  if (body !== undefined) record["content-length"] = String(Buffer.byteLength(body));
-  return record;
+  if (url.username === "" || headers.has("authorization")) return headers;
+  const userinfo = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  const basic = new Headers(headers);
+  basic.set("authorization", `Basic ${Buffer.from(userinfo).toString("base64")}`);
+  return basic;
 }
 
-function toResponse(res: IncomingMessage, raw: Buffer, limit: number): Response {
+function toResponse(answer: Answer, limit: number): Response {
   const headers = new Headers();
-  const pairs = res.rawHeaders;
-  for (let i = 0; i + 1 < pairs.length; i += 2) headers.append(pairs[i]!, pairs[i + 1]!);
-  const status = res.statusCode ?? 0;
+  for (const [name, value] of Object.entries(answer.headers)) {
+    for (const one of Array.isArray(value) ? value : [value ?? ""]) headers.append(name, one);
+  }
+  const { status, statusText } = answer;
   // Decoded first: it drops headers that describe the encoded bytes, and Response copies them.
-  const bytes = hasNoBody(status) ? null : decoded(raw, headers, limit);
-  const response = new Response(null, { status, statusText: res.statusMessage ?? "", headers });
+  const bytes = hasNoBody(status) ? null : decoded(answer.body, headers, limit);
+  const response = new Response(null, { status, statusText, headers });
   return bytes === null ? response : withBody(response, bytes);
 }
 
@@ -251,7 +268,8 @@ function withBody(response: Response, bytes: Buffer): Response {
 /**
  * No Accept-Encoding is sent, so bodies should come plain; one that is compressed anyway is
  * decoded as the global fetch would, stopping at `limit` bytes of output (a few MB of gzip can
- * expand to gigabytes).
+ * expand to gigabytes). Not undici's decompress interceptor: in 7.x it prints an experimental
+ * warning on the first use, on every `eb eval`.
  */
 function decoded(raw: Buffer, headers: Headers, limit: number): Buffer {
   const encoding = headers.get("content-encoding")?.trim().toLowerCase();
@@ -285,7 +303,7 @@ function abortError(): Error {
 
 /**
  * Every error that leaves the transport, as a fresh one: its text (and its cause's) without URL
- * credentials, which Node and the URL parser put in theirs, and its name kept (AbortError).
+ * credentials, which the URL parser puts in its own, and its name kept (AbortError).
  */
 function scrubbed(error: unknown): Error {
   if (!(error instanceof Error)) return new Error(redactUrl(String(error)));

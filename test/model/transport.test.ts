@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHttpFetch, EndpointError } from "../../src/model/http-fetch.js";
+import { EndpointError } from "../../src/model/retry.js";
+import { createHttpFetch } from "../../src/model/transport.js";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
@@ -127,11 +128,25 @@ describe("createHttpFetch", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
-    const end = performance.now() + 500;
-    while (state.closed === 0 && performance.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    expect(state.closed).toBe(1);
+    await until(() => state.closed > 0 && state.closed === state.connections, 500);
+    // undici 7 opens a spare connection after an abort and closes it at once (nodejs/undici#5845):
+    // the request's socket closes, and none stays open.
+    expect(state.closed).toBeGreaterThan(0);
+    expect(state.closed).toBe(state.connections);
+  });
+
+  it("on abort before the request is on a socket, rejects at once and sends nothing", async () => {
+    let requests = 0;
+    const { url } = await serve((_req, _body, res) => {
+      requests++;
+      res.end("{}");
+    });
+    const controller = new AbortController();
+    const pending = createHttpFetch()(url, post("", controller.signal));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(requests).toBe(0);
   });
 
   it("stops reading a body past maxBodyBytes and closes the connection", async () => {
@@ -167,6 +182,30 @@ describe("createHttpFetch", () => {
     expect((await (await fetch(`${url}/gz1000`, post(""))).text()).length).toBe(1000);
     await expect(fetch(`${url}/1001`, post(""))).rejects.toThrow(/larger than 0.001 MB/);
     await expect(fetch(`${url}/gz1001`, post(""))).rejects.toThrow(/larger than 0.001 MB/);
+  });
+
+  it("decodes deflate and br as it does gzip, capped once decoded", async () => {
+    const encoders = { deflate: deflateSync, br: brotliCompressSync };
+    const { url } = await serve((req, _body, res) => {
+      const [encoding, size] = (req.url ?? "").slice(1).split("/") as ["deflate" | "br", string];
+      res.writeHead(200, { "content-encoding": encoding });
+      res.end(encoders[encoding](Buffer.alloc(Number(size), "a")));
+    });
+    const fetch = createHttpFetch({ maxBodyBytes: 1000 });
+    for (const encoding of ["deflate", "br"]) {
+      expect((await (await fetch(`${url}/${encoding}/1000`, post(""))).text()).length).toBe(1000);
+      await expect(fetch(`${url}/${encoding}/1001`, post(""))).rejects.toThrow(/0.001 MB/);
+    }
+  });
+
+  it("sends a URL's credentials as Basic auth when no Authorization is sent, else not", async () => {
+    const { url } = await serve((req, _body, res) => res.end(req.headers.authorization ?? "none"));
+    const fetch = createHttpFetch();
+    const withUser = url.replace("//", "//us%40er:p%3Ass@");
+    const basic = `Basic ${Buffer.from("us@er:p:ss").toString("base64")}`;
+    expect(await (await fetch(withUser, { method: "POST", body: "" })).text()).toBe(basic);
+    expect(await (await fetch(withUser, post(""))).text()).toBe("Bearer k");
+    expect(await (await fetch(url, { method: "POST", body: "" })).text()).toBe("none");
   });
 
   it("refuses a redirect to another origin without sending anything there", async () => {
