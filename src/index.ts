@@ -40,6 +40,36 @@ export {
   type Winner,
   type WinnerVerdict,
 } from "./judge/verdict.js";
+// Renderers: each a pure function of documents to one format's text.
+export { calibrationText } from "./render/calibrate-text.js";
+export { COMPARE_MARKER, comparisonMarkdown } from "./render/compare-markdown.js";
+export { comparisonText } from "./render/compare-text.js";
+export { runAnnotations, runSummaryMarkdown } from "./render/github.js";
+export { compareJunit, runJunit } from "./render/junit.js";
+export { leaderboardText } from "./render/leaderboard-text.js";
+export { runMarkdown } from "./render/run-markdown.js";
+export { gateLine, runText } from "./render/run-text.js";
+// The run document, and what reads and compares runs.
+export type { CompareBlock, LeaderboardEntry, PairwiseBlock } from "./report/blocks.js";
+export { readCalibratedRun } from "./report/calibrate.js";
+export {
+  type ComparedRuns,
+  compareBlock,
+  compareRunRows,
+  compareRuns,
+  comparisonGate,
+  type RunComparison,
+  withComparison,
+} from "./report/compare-runs.js";
+export {
+  buildDocument,
+  type DocumentItem,
+  type RunDocument,
+  runDocumentSchema,
+} from "./report/document.js";
+export { leaderboard } from "./report/leaderboard.js";
+export { documentOf, type ReadDocumentOptions, readDocument } from "./report/read-document.js";
+export { readRun } from "./report/read-rows.js";
 export type {
   CaseRow,
   CheckRow,
@@ -50,4 +80,5 @@ export type {
   StoredRow,
   TargetInfo,
 } from "./report/record.js";
+export { summarize } from "./report/run-summary.js";
 export type { RunProgress } from "./run/suite.js";

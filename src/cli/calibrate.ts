@@ -1,6 +1,5 @@
 import { EXIT } from "../errors.js";
-import { calibrationText } from "../render/calibrate-text.js";
-import { readCalibratedRun } from "../report/calibrate.js";
+import { calibrationText, readCalibratedRun } from "../index.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";

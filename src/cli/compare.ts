@@ -1,13 +1,19 @@
 import { EXIT, InputError } from "../errors.js";
 import { environmentScrub, writeComparePage } from "../html/write.js";
-import { COMPARE_MARKER, comparisonMarkdown } from "../render/compare-markdown.js";
-import { comparisonText } from "../render/compare-text.js";
-import { compareJunit } from "../render/junit.js";
-import { gateLine } from "../render/run-text.js";
-import type { CompareBlock } from "../report/blocks.js";
-import { compareBlock, compareRunRows, withComparison } from "../report/compare-runs.js";
-import type { RunDocument } from "../report/document.js";
-import { type ReadDocumentOptions, readDocument } from "../report/read-document.js";
+import type { CompareBlock, RunDocument } from "../index.js";
+import {
+  COMPARE_MARKER,
+  compareBlock,
+  compareJunit,
+  compareRunRows,
+  compareRuns,
+  comparisonGate,
+  comparisonMarkdown,
+  comparisonText,
+  gateLine,
+  readDocument,
+  withComparison,
+} from "../index.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
@@ -54,7 +60,7 @@ export async function compareCommand(
   const outcomes = flags.junit !== undefined || flags.html !== undefined;
   const read = { ...summaryOptions(options), outcomes };
   const compared = await compareRuns(base, cand, options, read, (block) =>
-    gateOf(block, flags, base),
+    comparisonGate(block, flags.inconclusive, base),
   );
   const { baseDoc, candDoc } = compared;
   const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
@@ -82,37 +88,10 @@ export async function compareCommand(
   return code;
 }
 
-/** Both runs' documents, the candidate's with the comparison and the gate's verdict in it. */
-export async function compareRuns(
-  base: string,
-  cand: string,
-  options: CompareOptions,
-  read: ReadDocumentOptions,
-  gate: (block: CompareBlock) => { passed: boolean; rule: string },
-) {
-  const [b, c] = await Promise.all([readDocument(base, read), readDocument(cand, read)]);
-  const comparison = compareRunRows(b.rows, c.rows, options);
-  const block = compareBlock(comparison, b.document, c.document);
-  return {
-    comparison,
-    baseDoc: b.document,
-    candDoc: withComparison(c.document, block, gate(block)),
-    baseFile: b.rows.file,
-    candFile: c.rows.file,
-  };
-}
-
 /** The per-run statistics, at the comparison's interval settings. */
 function summaryOptions(options: CompareOptions): SummaryOptions {
   const { method, level, adjust, seed } = options;
   return { method, level, adjust, seed };
-}
-
-/** The paired gate: pass, or inconclusive with --inconclusive pass; its rule in words. */
-function gateOf(block: CompareBlock, flags: GateFlags, baseline: string) {
-  const passed =
-    block.verdict === "pass" || (block.verdict === "inconclusive" && flags.inconclusive === "pass");
-  return { passed, rule: baselineRule(block, baseline, flags) };
 }
 
 /** Validates --margin (and the bootstrap's --seed) before anything is read or run. */
@@ -183,7 +162,11 @@ export async function baselineGate(
     const c = await readDocument(candidate);
     const comparison = compareRunRows(base.rows, c.rows, options);
     const block = compareBlock(comparison, base.document, c.document);
-    const candDoc = withComparison(c.document, block, gateOf(block, gate, location));
+    const candDoc = withComparison(
+      c.document,
+      block,
+      comparisonGate(block, gate.inconclusive, location),
+    );
     process.stdout.write(terminalSafe(`Compared with the baseline ${location}:\n`));
     printComparison(block, false);
     const line = terminalSafe(gateLine(candDoc));
@@ -192,15 +175,4 @@ export async function baselineGate(
     return { code, gateLine: line, baseDoc: base.document, candDoc };
   };
   return { location, compare };
-}
-
-const INCONCLUSIVE_NOTE = {
-  pass: " (--inconclusive pass)",
-  fail: " (--inconclusive pass would accept it)",
-} as const;
-
-/** `paired compare with the baseline B at margin 0.02 → inconclusive (--inconclusive pass would accept it)` */
-function baselineRule(block: CompareBlock, location: string, gate: GateFlags): string {
-  const policy = block.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[gate.inconclusive] : "";
-  return `paired compare with the baseline ${location} at margin ${block.margin} → ${block.verdict}${policy}`;
 }

@@ -1,11 +1,16 @@
 import path from "node:path";
 import type { RoundStatus } from "../cases/batch-settings.js";
-import type { RunCasesOptions } from "../cases/options.js";
-import { runCases } from "../cases/run-cases.js";
-import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import { runJunit } from "../render/junit.js";
-import { gateLine, runText } from "../render/run-text.js";
+import type { RunCasesOptions } from "../index.js";
+import {
+  type Config,
+  gateLine,
+  type LoadConfigOptions,
+  loadConfig,
+  runCases,
+  runJunit,
+  runText,
+} from "../index.js";
 import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
 import { baselineGate } from "./compare.js";
 import { runToGithub } from "./github.js";

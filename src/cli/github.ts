@@ -1,5 +1,6 @@
 import { appendFile } from "node:fs/promises";
-import { comparisonMarkdown } from "../render/compare-markdown.js";
+import type { RunDocument } from "../index.js";
+import { comparisonMarkdown } from "../index.js";
 import {
   type Annotation,
   annotationLines,
@@ -8,7 +9,6 @@ import {
   runSummaryMarkdown,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
-import type { RunDocument } from "../report/document.js";
 import { printWarning } from "./output.js";
 import { runDefinitions } from "./run-definitions.js";
 

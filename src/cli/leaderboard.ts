@@ -1,10 +1,6 @@
-import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import { leaderboardText } from "../render/leaderboard-text.js";
-import { leaderboard } from "../report/leaderboard.js";
+import { leaderboard, leaderboardText, loadConfig, readRun, summarize } from "../index.js";
 import { leaderboardHtml } from "../report/leaderboard-html.js";
-import { readRun } from "../report/read-rows.js";
-import { summarize } from "../report/run-summary.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";

@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { listChecks } from "../checks/api.js";
-import type { Check } from "../checks/types.js";
+import type { Check } from "../index.js";
+import { listChecks } from "../index.js";
 import { terminalSafe } from "../report/terminal.js";
 import { printWarning } from "./output.js";
 import { configOptions, type RunFlags } from "./run.js";

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { mergeRuns } from "../index.js";
-import { runText } from "../render/run-text.js";
+import { mergeRuns, runText } from "../index.js";
 import { terminalSafeStrings } from "../report/terminal.js";
 import { printWarning } from "./output.js";
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { openEndpoint } from "../cases/plan.js";
-import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
+import { loadConfig } from "../index.js";
 import { readPairs } from "../pairwise/pairs.js";
 import type { PairwiseReport } from "../pairwise/report.js";
 import { type PairwisePlan, pairwiseSuite } from "../pairwise/suite.js";

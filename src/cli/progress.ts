@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import type { RunProgress } from "../run/suite.js";
+import type { RunProgress } from "../index.js";
 
 export interface ProgressSink {
   update(progress: Readonly<RunProgress>): void;

@@ -1,15 +1,13 @@
 import pc from "picocolors";
-import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
 import { environmentScrub, writeRunPage } from "../html/write.js";
-import { calibrationText } from "../render/calibrate-text.js";
+import type { RunDocument } from "../index.js";
+import { calibrationText, documentOf, loadConfig } from "../index.js";
 import { FAILING_LISTED, failingItems, failingItemsText } from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
 import { type Calibration, readCalibratedRun } from "../report/calibrate.js";
 import { isIncomplete } from "../report/coverage.js";
-import type { RunDocument } from "../report/document.js";
-import { documentOf } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";

@@ -3,9 +3,9 @@ import path from "node:path";
 import { z } from "zod";
 import { caseFileCandidates, loadCases } from "../cases/load.js";
 import { parseYamlMapping } from "../checks/parse.js";
+import type { Manifest } from "../index.js";
 import type { ItemPlace } from "../render/github.js";
 import { parseManifest } from "../report/manifest.js";
-import type { Manifest } from "../report/record.js";
 import { readManifest } from "../run/rows.js";
 
 /** An item the run set out to run, with its JUnit classname when the definitions say. */

@@ -1,14 +1,17 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
-import { runChecks } from "../checks/run-checks.js";
-import { type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
-import { runJunit } from "../render/junit.js";
-import { gateLine, runText } from "../render/run-text.js";
-import type { CheckRow } from "../report/record.js";
+import type { CheckRow, RunProgress } from "../index.js";
+import {
+  gateLine,
+  type LoadConfigOptions,
+  loadConfig,
+  runChecks,
+  runJunit,
+  runText,
+} from "../index.js";
 import { terminalSafeStrings } from "../report/terminal.js";
-import type { RunProgress } from "../run/suite.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";

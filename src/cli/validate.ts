@@ -1,4 +1,4 @@
-import { validateChecks } from "../checks/api.js";
+import { validateChecks } from "../index.js";
 import { printWarning } from "./output.js";
 import { configOptions, type RunFlags } from "./run.js";
 

@@ -3,6 +3,7 @@ import { type CompareOptions, type Comparison, comparePaired } from "../stats/co
 import type { Change, CompareBlock } from "./blocks.js";
 import type { DocumentItem, RunDocument } from "./document.js";
 import type { ManifestSummary } from "./manifest.js";
+import { type ReadDocumentOptions, readDocument } from "./read-document.js";
 import type { RunRows } from "./read-rows.js";
 import { fractionalScoreWarning, samplesPerItemWarning } from "./score-warnings.js";
 
@@ -148,3 +149,55 @@ function differs(a: DocumentItem, b: DocumentItem): boolean {
     return outcome.status !== other.status || outcome.excerpt !== other.excerpt;
   });
 }
+
+export interface ComparedRuns {
+  comparison: RunComparison;
+  baseDoc: RunDocument;
+  /** The candidate's document with the comparison as its `compare` and the gate's verdict. */
+  candDoc: RunDocument;
+  baseFile: string;
+  candFile: string;
+}
+
+/** Both runs' documents, the candidate's with the comparison and the gate's verdict in it. */
+export async function compareRuns(
+  base: string,
+  cand: string,
+  options: CompareOptions,
+  read: ReadDocumentOptions,
+  gate: (block: CompareBlock) => { passed: boolean; rule: string },
+): Promise<ComparedRuns> {
+  const [b, c] = await Promise.all([readDocument(base, read), readDocument(cand, read)]);
+  const comparison = compareRunRows(b.rows, c.rows, options);
+  const block = compareBlock(comparison, b.document, c.document);
+  return {
+    comparison,
+    baseDoc: b.document,
+    candDoc: withComparison(c.document, block, gate(block)),
+    baseFile: b.rows.file,
+    candFile: c.rows.file,
+  };
+}
+
+/**
+ * The paired gate: pass, or inconclusive under `--inconclusive pass`; its rule in words,
+ * naming the baseline as the user gave it.
+ */
+export function comparisonGate(
+  block: CompareBlock,
+  inconclusive: "fail" | "pass",
+  baseline: string,
+): { passed: boolean; rule: string } {
+  const passed =
+    block.verdict === "pass" || (block.verdict === "inconclusive" && inconclusive === "pass");
+  const policy = block.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[inconclusive] : "";
+  const rule = `paired compare with the baseline ${baseline} at margin ${block.margin} → ${block.verdict}${policy}`;
+  return { passed, rule };
+}
+
+const INCONCLUSIVE_NOTE = {
+  pass: " (--inconclusive pass)",
+  fail: " (--inconclusive pass would accept it)",
+} as const;
+
+/** `paired compare with the baseline B at margin 0.02 → inconclusive (--inconclusive pass would accept it)` */
