@@ -15,6 +15,11 @@ describe("createScrubber", () => {
     expect(scrubber.scrub("abc")).toBe("abc");
   });
 
+  it("takes a secret from 4 characters on, and leaves a 3-character one alone", () => {
+    const scrubber = createScrubber(["pin7", "ab3"]);
+    expect(scrubber.scrub("pin7 and ab3")).toBe("[redacted] and ab3");
+  });
+
   it("with no secrets is the identity", () => {
     expect(createScrubber([])).toBe(NO_SECRETS);
     expect(NO_SECRETS.scrub("sk-abcdef")).toBe("sk-abcdef");
