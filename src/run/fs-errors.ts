@@ -1,3 +1,5 @@
+import { InputError } from "../errors.js";
+
 /** What a file-system error code means, for messages a user can act on. */
 const MEANINGS: Record<string, string> = {
   ENOSPC: "no space left on device",
@@ -31,4 +33,16 @@ export function describeFsError(error: unknown): string {
 
 export function isDiskFull(error: unknown): boolean {
   return FULL.has(errorCode(error) ?? "");
+}
+
+/**
+ * A run folder that cannot be written before this attempt ran a sample (its lock, its rows
+ * file): a one-line InputError naming the file. Anything but a file-system error goes on as it is.
+ */
+export function cannotStart(file: string, error: unknown): unknown {
+  if (errorCode(error) === null) return error;
+  const advice = isDiskFull(error) ? " free some space;" : "";
+  return new InputError(
+    `cannot write ${file}: ${describeFsError(error)};${advice} nothing was run.`,
+  );
 }

@@ -1,7 +1,7 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../errors.js";
-import { errorCode } from "./fs-errors.js";
+import { cannotStart, errorCode } from "./fs-errors.js";
 
 /** In the run folder while a run writes it; gone when the run ends, left behind by a crash. */
 export const LOCK_FILE = ".eval-banana.lock";
@@ -34,17 +34,18 @@ export function lockRunFolder(runDir: string): RunLock {
 
 /**
  * Creates the lock file with our pid already in it: written beside it, then hard-linked into
- * place, which fails if it exists. A reader never sees a lock without its pid.
+ * place, which fails if it exists. A reader never sees a lock without its pid. A folder that
+ * cannot take it (a full disk) is a one-line error, and leaves no draft behind.
  */
 function createWithPid(file: string): boolean {
   const draft = `${file}.${process.pid}`;
-  writeFileSync(draft, `${process.pid}\n`);
   try {
+    writeFileSync(draft, `${process.pid}\n`);
     linkSync(draft, file);
     return true;
   } catch (error) {
     if (errorCode(error) === "EEXIST") return false;
-    throw error;
+    throw cannotStart(file, error);
   } finally {
     rmSync(draft, { force: true });
   }

@@ -1,4 +1,12 @@
-import { closeSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 
 /** Room left on the manifest line so fields known only at the end fit in place. */
 const DEFAULT_RESERVE = 160;
@@ -25,9 +33,15 @@ export class RowWriter<M extends object> {
   /** Starts a new rows file with `manifest` and `reserve` bytes of room on its line. */
   static create<M extends object>(path: string, manifest: M, reserve = DEFAULT_RESERVE) {
     const fd = openSync(path, "w");
-    const line = `${JSON.stringify({ manifest })}${" ".repeat(reserve)}\n`;
-    const length = writeSync(fd, line, 0);
-    return new RowWriter(path, manifest, fd, length, length);
+    const line = Buffer.from(`${JSON.stringify({ manifest })}${" ".repeat(reserve)}\n`);
+    const { error } = writeLines(fd, line, 0);
+    if (error !== null) {
+      // Nothing ran: no rows file is better than one without its manifest.
+      closeSync(fd);
+      rmSync(path, { force: true });
+      throw error;
+    }
+    return new RowWriter(path, manifest, fd, line.length, line.length);
   }
 
   /**
@@ -45,7 +59,13 @@ export class RowWriter<M extends object> {
     const original = firstBreak === -1 ? null : manifestOf(bytes.subarray(0, firstBreak));
     const manifest = accept(original);
     const fd = openSync(path, "r+");
-    const end = keepWholeLines(fd, bytes);
+    let end: number;
+    try {
+      end = keepWholeLines(fd, bytes);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
     const writer = new RowWriter<M>(path, original ?? manifest, fd, firstBreak + 1, end);
     return { writer, manifest };
   }
@@ -66,12 +86,9 @@ export class RowWriter<M extends object> {
     if (this.pending.length === 0) return;
     const bytes = Buffer.from(this.pending.join(""), "utf8");
     this.pending = [];
-    // A short write (a full disk) must not leave the rest of the batch out: the next batch would
-    // be appended after a cut line, in the middle of the file.
-    for (let done = 0; done < bytes.length; ) {
-      done += writeSync(this.fd, bytes, done, bytes.length - done, this.end + done);
-    }
-    this.end += bytes.length;
+    const { kept, error } = writeLines(this.fd, bytes, this.end);
+    this.end += kept;
+    if (error !== null) throw error;
   }
 
   /** A failure here has no caller to go to: the next append() or close() throws it. */
@@ -110,6 +127,30 @@ export class RowWriter<M extends object> {
       closeSync(this.fd);
     }
   }
+}
+
+/**
+ * Writes `lines` (whole lines) at `position`, in as many writes as a short write takes. When a
+ * write fails (a full disk), the file ends after the last whole line that got in, so a row is on
+ * disk whole or not at all: `kept` bytes stayed, `error` says why the rest did not.
+ */
+function writeLines(fd: number, lines: Buffer, position: number): WriteOutcome {
+  let done = 0;
+  try {
+    while (done < lines.length) {
+      done += writeSync(fd, lines, done, lines.length - done, position + done);
+    }
+    return { kept: done, error: null };
+  } catch (error) {
+    const kept = done === 0 ? 0 : lines.lastIndexOf(0x0a, done - 1) + 1;
+    ftruncateSync(fd, position + kept);
+    return { kept, error };
+  }
+}
+
+interface WriteOutcome {
+  kept: number;
+  error: unknown;
 }
 
 /** The `manifest` object on the first line of a rows file (read alone), or null when there is none. */

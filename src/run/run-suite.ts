@@ -1,11 +1,11 @@
 import path from "node:path";
 import { type Config, environmentOf } from "../config/load.js";
-import { EXIT, InputError, RunStoppedError } from "../errors.js";
+import { EXIT, RunStoppedError } from "../errors.js";
 import type { RunProvenance } from "../report/document.js";
 import { readRows } from "../report/read-rows.js";
 import type { Manifest, RowOf, RunKind, StoredRow } from "../report/record.js";
 import { RowTally } from "../report/row-tally.js";
-import { describeFsError, isDiskFull } from "./fs-errors.js";
+import { cannotStart, describeFsError, isDiskFull } from "./fs-errors.js";
 import { lockRunFolder, type RunLock } from "./lock.js";
 import type { RunOptions } from "./options.js";
 import { runPool } from "./pool.js";
@@ -170,9 +170,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     return { runId, runDir, lock, startedAt, rows, earlier: [], resumes: 0, provenance };
   } catch (error) {
     lock.release();
-    throw new InputError(
-      `cannot write ${path.join(runDir, ROWS_FILE)}: ${describeFsError(error)}; nothing was run.`,
-    );
+    throw cannotStart(path.join(runDir, ROWS_FILE), error);
   }
 }
 
@@ -204,7 +202,8 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
     };
   } catch (error) {
     lock.release();
-    throw error;
+    // Reopening cuts a torn last line or completes one: a write a full disk can refuse.
+    throw cannotStart(path.join(runDir, ROWS_FILE), error);
   }
 }
 

@@ -1,17 +1,21 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import {
+  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { RowWriter } from "../../src/run/rows.js";
 import {
   CLI,
   type CliResult,
@@ -75,8 +79,11 @@ afterEach(() => {
   }
 });
 
-/** A tmpfs of `size` (e.g. "64k"); null, said loudly, where mounting is not permitted. */
-function tinyDisk(size: string, readOnly = false): string | null {
+/**
+ * A tmpfs of `size` (e.g. "64k"). Where mounting is not permitted the test is marked skipped:
+ * it must not pass without having run.
+ */
+function tinyDisk(skip: (note: string) => never, size: string, readOnly = false): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "eb-disk-"));
   try {
     execFileSync("mount", [
@@ -89,11 +96,50 @@ function tinyDisk(size: string, readOnly = false): string | null {
     ]);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
-    console.warn(`skipped: cannot mount a tmpfs here (${String(error).split("\n")[0]})`);
-    return null;
+    skip(`cannot mount a tmpfs here (${String(error).split("\n")[0]})`);
   }
   mounts.push(dir);
   return dir;
+}
+
+/** Fills the disk `dir` is on to its last byte. */
+function fillUp(dir: string): void {
+  const fd = openSync(path.join(dir, "filler"), "w");
+  try {
+    for (;;) writeSync(fd, Buffer.alloc(1024));
+  } catch (error) {
+    expect(String(error)).toContain("ENOSPC");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `eb eval` of `count` cases whose answers are 1000 characters: the rows fill a disk quickly. */
+function bulkyEvalProject(count: number): { project: string; args: (out: string) => string[] } {
+  const project = makeProject({
+    "answer.mjs":
+      'process.stdin.resume();\nprocess.stdin.on("end", () => process.stdout.write("x".repeat(1000)));\n',
+    "cases.jsonl": Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
+        id: `c${i}`,
+        messages: [{ role: "user", content: "hi" }],
+        graders: [{ type: "contains", all: ["x"] }],
+      }),
+    )
+      .map((line) => `${line}\n`)
+      .join(""),
+  });
+  const target = `node ${path.join(project, "answer.mjs")}`;
+  const args = (out: string) => [
+    "eval",
+    path.join(project, "cases.jsonl"),
+    "--target",
+    target,
+    "--flat-output",
+    "--output-dir",
+    out,
+  ];
+  return { project, args };
 }
 
 describe("one writer per run folder", () => {
@@ -221,9 +267,8 @@ describe("an output folder eb cannot create", () => {
     expect(result.stderr).not.toContain("unexpected failure");
   });
 
-  it("--output-dir on a read-only mount: a one-line error, exit 2", async () => {
-    const disk = tinyDisk("64k", true);
-    if (disk === null) return;
+  it("--output-dir on a read-only mount: a one-line error, exit 2", async ({ skip }) => {
+    const disk = tinyDisk(skip, "64k", true);
     const project = checksProject(1);
     const result = await runEb(["run", "--cwd", project, "--output-dir", disk]);
     expect(result.code).toBe(2);
@@ -232,9 +277,97 @@ describe("an output folder eb cannot create", () => {
 });
 
 describe("a full disk", () => {
-  it("stops the run with exit 1 and a message; the rows stay valid; --resume finishes it", async () => {
-    const disk = tinyDisk("48k");
-    if (disk === null) return;
+  it.for([
+    ["eb eval", (out: string) => bulkyEvalProject(1).args(out)],
+    [
+      "eb run",
+      (out: string) => ["run", "--cwd", checksProject(1), "--flat-output", "--output-dir", out],
+    ],
+  ] as const)(
+    "full from the start, %s: a one-line error, exit 2, nothing left behind",
+    async ([_what, command], { skip }) => {
+      const disk = tinyDisk(skip, "64k");
+      fillUp(disk);
+      const out = path.join(disk, "run");
+      const result = await runEb(command(out));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("ENOSPC (no space left on device)");
+      expect(result.stderr).not.toContain("unexpected failure");
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(readdirSync(out)).toEqual([]);
+    },
+  );
+
+  it("--resume onto a disk full since: a one-line error, exit 2, the rows untouched", async ({
+    skip,
+  }) => {
+    const disk = tinyDisk(skip, "64k");
+    const project = checksProject(2);
+    const out = path.join(disk, "run");
+    const args = ["run", "--cwd", project, "--flat-output", "--output-dir", out];
+    expect((await runEb(args)).code).toBe(0);
+    const file = path.join(out, "rows.jsonl");
+    // As a kill after c0's row leaves it: c1 is still to run.
+    const lines = readFileSync(file, "utf8").split("\n");
+    const manifest = lines[0]!.replace(/"ended_at":"[^"]*"/, '"ended_at":null');
+    writeFileSync(file, `${manifest}\n${lines.find((line) => line.includes('"id":"c0"'))}\n`);
+    const before = readFileSync(file);
+    fillUp(disk);
+
+    const resumed = await runEb(["run", "--cwd", project, "--resume", out]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain("ENOSPC (no space left on device)");
+    expect(resumed.stderr).not.toContain("unexpected failure");
+    expect(resumed.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(readdirSync(out).filter((name) => name.includes(".lock"))).toEqual([]);
+  });
+
+  it("fills up while eb eval writes rows: exit 1, whole lines only, --resume finishes it", async ({
+    skip,
+  }) => {
+    const disk = tinyDisk(skip, "16k");
+    const { args } = bulkyEvalProject(40);
+    const out = path.join(disk, "run");
+    const full = await runEb(args(out));
+    expect(full.code).toBe(1);
+    expect(full.stderr).toContain("ENOSPC (no space left on device)");
+    expect(full.stderr).toContain(`--resume ${out}`);
+    expect(full.stderr).not.toContain("unexpected failure");
+    expect(wholeRows(out).length).toBeLessThan(40);
+
+    execFileSync("mount", ["-o", "remount,size=16m", disk]);
+    const resumed = await runEb(["eval", "--resume", out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const ids = wholeRows(out).map((row) => row.id);
+    expect(new Set(ids).size).toBe(40);
+    expect(ids).toHaveLength(40);
+  });
+
+  it("a row never goes half on disk: what fits stays, whole lines only", ({ skip }) => {
+    const disk = tinyDisk(skip, "16k");
+    const writer = RowWriter.create(path.join(disk, "rows.jsonl"), { kind: "cases" });
+    const row = { id: "r", text: "y".repeat(1000) };
+    let failure: unknown = null;
+    for (let i = 0; i < 100 && failure === null; i++) {
+      try {
+        writer.append(row);
+        writer.flush();
+      } catch (error) {
+        failure = error;
+      }
+    }
+    expect(String(failure)).toContain("ENOSPC");
+    writer.abandon();
+    const rows = wholeRows(disk);
+    expect(rows.length).toBeGreaterThan(5);
+    for (const kept of rows) expect(kept).toEqual(row);
+  });
+
+  it("stops the run with exit 1 and a message; the rows stay valid; --resume finishes it", async ({
+    skip,
+  }) => {
+    const disk = tinyDisk(skip, "48k");
     const project = checksProject(60);
     const out = path.join(disk, "run");
     const full = await runEb(["run", "--cwd", project, "--flat-output", "--output-dir", out]);
@@ -242,11 +375,7 @@ describe("a full disk", () => {
     expect(full.stderr).toContain("ENOSPC (no space left on device)");
     expect(full.stderr).toContain(`--resume ${out}`);
     expect(full.stderr).not.toContain("unexpected failure");
-    const written = readFileSync(path.join(out, "rows.jsonl"), "utf8");
-    // Whole lines only, but for at most one cut short at the very end.
-    const lines = written.split("\n").slice(0, -1);
-    for (const line of lines) JSON.parse(line);
-    expect(lines.length - 1).toBeLessThan(60);
+    expect(wholeRows(out).length).toBeLessThan(60);
 
     execFileSync("mount", ["-o", "remount,size=16m", disk]);
     const resumed = await runEb(["run", "--cwd", project, "--resume", out]);
@@ -259,9 +388,8 @@ describe("a full disk", () => {
     );
   });
 
-  it("a check printing more than the disk holds: an error, exit 1, no crash", async () => {
-    const disk = tinyDisk("64k");
-    if (disk === null) return;
+  it("a check printing more than the disk holds: an error, exit 1, no crash", async ({ skip }) => {
+    const disk = tinyDisk(skip, "64k");
     const project = makeProject({
       "eval_checks/loud.yaml": deterministicYaml("loud", "print('x' * 400_000)"),
     });

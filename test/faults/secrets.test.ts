@@ -125,6 +125,75 @@ describe("the API key never leaves the environment", () => {
   });
 });
 
+/**
+ * The key as base64 puts it in a longer text, at each of the 3 alignments and in both
+ * alphabets; cut 3 characters in from either end, each depends on the key's bytes alone.
+ */
+function base64Cores(key: string): string[] {
+  return [0, 1, 2].flatMap((offset) => {
+    const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(key)]);
+    return (["base64", "base64url"] as const).map((alphabet) =>
+      bytes.toString(alphabet).replace(/=+$/, "").slice(3, -3),
+    );
+  });
+}
+
+/** The key a request carried, echoed back as base64: whole, url-safe, unpadded, inside Basic auth. */
+function base64Echo(request: SeenRequest): string {
+  const key = echoAuth(request).replace(/^Bearer /, "");
+  const b64 = (text: string) => Buffer.from(text).toString("base64");
+  const echoes = [
+    b64(key),
+    Buffer.from(key).toString("base64url"),
+    b64(key).replace(/=+$/, ""),
+    `Basic ${b64(`user:${key}`)}`,
+    `token=${b64(`a${key}.`)}`,
+    `token=${b64(`ab${key}.`)}`,
+  ];
+  return `answer to ${lastContent(request)}: ${echoes.join(" ")}`;
+}
+
+describe("the API key's base64 forms a model echoes are written nowhere", () => {
+  it("eb eval shards, eb merge, eb report --html, --junit and the cache", async () => {
+    server = await startFaultServer((request) => reply(completion(base64Echo(request))));
+    const secret = freshKey();
+    const root = casesProject(
+      ["a", "b", "c", "d"].map((id) => caseLine(id, id, [{ type: "contains", all: ["answer"] }])),
+    );
+    const env = { EVAL_BANANA_API_KEY: secret.key };
+    const shard = (i: number) =>
+      evalAt(
+        root,
+        server!.baseURL,
+        ["--shard", `${i}/2`, "--junit", `junit-${i}.xml`, "--out", `s${i}`],
+        env,
+      );
+    const shards = [await shard(1), await shard(2)];
+    for (const result of shards) expect(result.code, result.stderr).toBe(0);
+    const merge = await runEb(["merge", "s1", "s2", "--out", "merged", "--flat-output"], {
+      cwd: root,
+      env,
+    });
+    expect(merge.code, merge.stderr).toBe(0);
+    const page = await runEb(["report", "merged", "--html", "page.html"], { cwd: root, env });
+    expect(page.code, page.stderr).toBe(0);
+
+    const files = filesUnder(root);
+    for (const written of ["merged/report.html", "page.html", "junit-1.xml", "merged/rows.jsonl"])
+      expect(files).toContain(written);
+    expect(filesUnder(path.join(root, ".eval-banana/cache")).length).toBeGreaterThan(0);
+    expect(readFileSync(path.join(root, "merged/rows.jsonl"), "utf8")).toMatch(
+      /Basic \S{0,8}\[redacted\]/,
+    );
+    const outputs = [...shards, merge, page];
+    for (const core of base64Cores(secret.key)) {
+      const hits = files.filter((file) => readFileSync(path.join(root, file)).includes(core));
+      expect(hits, `files holding ${core}`).toEqual([]);
+      for (const out of outputs) expect(`${out.stdout}\n${out.stderr}`).not.toContain(core);
+    }
+  });
+});
+
 /** Three cases that pass, then one whose call is refused, then three that would pass. */
 function refusedRun(refused: string, graders: Grader[] = []): string[] {
   const fine = (i: number) => caseLine(`ok${i}`, `q${i}`, [{ type: "contains", all: ["answer"] }]);

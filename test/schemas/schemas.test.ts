@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
@@ -80,10 +80,20 @@ function checkData(file: string, text: string): Record<string, unknown> {
   return parseYamlMapping(file, new TextEncoder().encode(text)).data;
 }
 
-/** Every file below `dir` whose path relative to it matches, outside node_modules and dist. */
+/**
+ * The repository's files below `dir` whose path relative to it matches: tracked, or new and not
+ * ignored. What eb writes (the quick start's .eval-banana/results/, caches) is ignored, so a run
+ * of the README's first command is never read as an example.
+ */
 function filesBelow(dir: string, match: RegExp): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((file) => !/(^|\/)(node_modules|dist|\.git)\//.test(file) && match.test(file))
+  const listed = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+    { cwd: dir, encoding: "utf8" },
+  );
+  return listed
+    .split("\0")
+    .filter((file) => file !== "" && match.test(file) && existsSync(path.join(dir, file)))
     .map((file) => path.join(dir, file));
 }
 

@@ -15,6 +15,55 @@ describe("createScrubber", () => {
     expect(scrubber.scrub("abc")).toBe("abc");
   });
 
+  it("takes a secret from 4 characters on, and leaves a 3-character one alone", () => {
+    const scrubber = createScrubber(["pin7", "ab3"]);
+    expect(scrubber.scrub("pin7 and ab3")).toBe("[redacted] and ab3");
+  });
+
+  it("replaces a secret's base64, standard and url-safe, with and without padding", () => {
+    // Chosen so its base64 holds both "+" and "/" (">~?" encodes to "Pn4/", "~~~" to "fn5+").
+    const secret = "sk->~?~~~a";
+    const scrubber = createScrubber([secret]);
+    const bytes = Buffer.from(secret);
+    const forms = [
+      bytes.toString("base64"),
+      bytes.toString("base64").replace(/=+$/, ""),
+      bytes.toString("base64url"),
+      `${bytes.toString("base64url")}==`,
+    ];
+    expect(forms[0]).toMatch(/\+.*\/|\/.*\+/);
+    for (const form of forms) expect(scrubber.scrub(`key: ${form}.`)).toBe("key: [redacted].");
+  });
+
+  it.for([0, 1, 2, 3, 4, 5])(
+    "replaces a secret's base64 inside a longer base64 text, %i bytes in",
+    (offset) => {
+      const secret = "sk-test-0123456789>~?";
+      const scrubber = createScrubber([secret]);
+      for (const encoding of ["base64", "base64url"] as const) {
+        for (const after of ["", "x", "xy", ".suffix"]) {
+          const text = Buffer.from(
+            `${"u:pw".repeat(2).slice(0, offset)}${secret}${after}`,
+          ).toString(encoding);
+          const scrubbed = scrubber.scrub(`Basic ${text}`);
+          // What is left around [redacted] is the neighbours' characters and at most the two
+          // that share bits with them.
+          const left = scrubbed.replace("Basic ", "").split("[redacted]");
+          expect(left).toHaveLength(2);
+          const kept = left.join("").replace(/=+$/, "").length;
+          expect(kept).toBeLessThanOrEqual(Math.ceil(((offset + after.length) * 4) / 3) + 2);
+        }
+      }
+    },
+  );
+
+  it("looks for a short secret's base64 only whole, not inside longer base64", () => {
+    const scrubber = createScrubber(["pin7"]);
+    expect(scrubber.scrub(Buffer.from("pin7").toString("base64"))).toBe("[redacted]");
+    const inside = Buffer.from("xpin7x").toString("base64");
+    expect(scrubber.scrub(inside)).toBe(inside);
+  });
+
   it("with no secrets is the identity", () => {
     expect(createScrubber([])).toBe(NO_SECRETS);
     expect(NO_SECRETS.scrub("sk-abcdef")).toBe("sk-abcdef");
