@@ -1,17 +1,24 @@
+import path from "node:path";
 import pc from "picocolors";
 import { EXIT, InputError } from "../errors.js";
-import { environmentScrub, writeComparePage } from "../html/write.js";
 import { COMPARE_MARKER, comparisonMarkdown } from "../report/compare-markdown.js";
-import { compareRunRows, type RunComparison } from "../report/compare-runs.js";
-import { comparisonText } from "../report/compare-text.js";
+import {
+  compareBlock,
+  compareRunRows,
+  type RunComparison,
+  withComparison,
+} from "../report/compare-runs.js";
+import { comparisonText, signed } from "../report/compare-text.js";
 import { writeJunit } from "../report/junit.js";
 import { comparisonItems, runItems } from "../report/junit-items.js";
-import { readRun } from "../report/read-rows.js";
+import { readDocument } from "../report/read-document.js";
+import { type RunRows, readRun } from "../report/read-rows.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { type BaselineOutcome, compareToGithub, runsOf } from "./github.js";
+import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
@@ -65,16 +72,34 @@ export async function compareCommand(
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;
   await compareToGithub(comparison, baseRows, candRows, passed, annotations);
   if (flags.html !== undefined) {
-    const locations = { base: baseRows.file, cand: candRows.file };
-    await writeComparePage(
-      locations,
-      comparison,
-      flags.html,
-      environmentScrub(),
-      summaryOptions(options),
-    );
+    const gate = { passed, rule: gateRule(comparison, flags) };
+    await writeComparePage(flags.html, [baseRows, candRows], comparison, gate, options);
   }
   return code;
+}
+
+/** The page of `--html`: both runs' documents, the candidate's carrying the comparison. */
+async function writeComparePage(
+  file: string,
+  runs: readonly [RunRows, RunRows],
+  comparison: RunComparison,
+  gate: { passed: boolean; rule: string },
+  options: CompareOptions,
+): Promise<void> {
+  const read = { outcomes: true, ...summaryOptions(options) };
+  const [base, cand] = await Promise.all(runs.map((rows) => readDocument(rows.file, read)));
+  const block = compareBlock(comparison, base!.document, cand!.document);
+  const documents = [base!.document, withComparison(cand!.document, block, gate)];
+  const runDirs = runs.map((rows) => path.dirname(rows.file));
+  await writeHtmlPage(file, { documents, leaderboard: null }, runDirs);
+}
+
+/** `paired delta −0.0833 [−0.2500, +0.0833] over 6 items, margin 0.02 → inconclusive → failed`. */
+function gateRule(c: RunComparison, flags: GateFlags): string {
+  const ci = `${Math.round(c.level * 100)}% CI [${signed(c.low)}, ${signed(c.high)}]`;
+  const policy = c.verdict === "inconclusive" ? ` (--inconclusive ${flags.inconclusive})` : "";
+  const outcome = gateExitCode(c, flags) === EXIT.passed ? "passed" : "failed";
+  return `paired delta ${signed(c.delta)}, ${ci} over ${c.n} items, margin ${c.margin} → ${c.verdict}${policy} → ${outcome}`;
 }
 
 /** The per-run statistics of the compare page, at the comparison's interval settings. */

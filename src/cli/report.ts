@@ -1,17 +1,19 @@
+import path from "node:path";
 import pc from "picocolors";
 import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
-import { environmentScrub, writeRunPage } from "../html/write.js";
 import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
 import { type Calibration, calibrationText, readCalibratedRun } from "../report/calibrate.js";
 import { type Coverage, coverageOf, isIncomplete } from "../report/coverage.js";
 import { FAILING_LISTED, failingItems, failingItemsText } from "../report/failing-items.js";
+import { readDocument } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import { type RunStats, summarize } from "../report/run-summary.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { IntervalMethod } from "../stats/types.js";
+import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
@@ -63,7 +65,9 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
       )}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {
-    await writeRunPage(rows.file, flags.html, environmentScrub(), summaryOptions);
+    const { document } = await readDocument(rows.file, { outcomes: true, ...summaryOptions });
+    const page = { documents: [document], leaderboard: null };
+    await writeHtmlPage(flags.html, page, [path.dirname(rows.file)]);
   }
   return EXIT.passed;
 }

@@ -5,10 +5,10 @@
  * renderers of it (src/render/), and never read the rows again.
  */
 import { z } from "zod";
-import { statusSchema } from "../run/record.js";
 import { compareBlockSchema, pairwiseBlockSchema } from "./blocks.js";
 import { coverageOf, coverageShape } from "./coverage.js";
 import { applyGate, countOf, type GateInput } from "./gate.js";
+import { outcomeSchema } from "./outcome.js";
 import type { ItemTally, RowTally } from "./row-tally.js";
 import {
   type RunSummary,
@@ -19,34 +19,6 @@ import {
 } from "./run-summary.js";
 
 const count = z.number().int().min(0);
-
-const markSchema = z.strictObject({
-  grader: z.string(),
-  passed: z.boolean(),
-  reason: z.string().nullable(),
-});
-
-/** One sample of an item, as far as a reader needs it; the whole row is in rows.jsonl. */
-const outcomeSchema = z.strictObject({
-  sample: count,
-  status: statusSchema,
-  ms: z.number().min(0).nullable(),
-  cached: z.boolean(),
-  marks: z.array(markSchema),
-  reason: z.string().nullable(),
-  error: z.string().nullable(),
-  excerpt: z
-    .string()
-    .nullable()
-    .describe(
-      "The answer (a case) or output (a check), cut to its first EXCERPT_CHARS characters.",
-    ),
-  chars: count.nullable().describe("The length of the whole answer or output, in characters."),
-  files: z
-    .array(z.strictObject({ label: z.string(), path: z.string() }))
-    .describe("The sample's files, relative to the run folder (a check's streams and prompt)."),
-});
-export type Outcome = z.output<typeof outcomeSchema>;
 
 /** One item: its score over its samples, why it fell short, and each sample. */
 export const documentItemSchema = z.strictObject({
@@ -70,6 +42,7 @@ export const documentItemSchema = z.strictObject({
     .describe("Each sample in sample order; empty when built without them (eb report --json)."),
 });
 export type DocumentItem = z.output<typeof documentItemSchema>;
+export type { Outcome } from "./outcome.js";
 
 export const VERDICT_OUTCOMES = [
   "passed",

@@ -94,7 +94,7 @@ export async function mergeRuns(options: MergeOptions): Promise<MergedRun> {
   await writeRows(runDir, mergedManifest(shards, context, finished, options), rows.lines, scrubber);
   if (shards[0]!.manifest.kind === "checks") await copyCheckFiles(shards, runDir);
   await writeReports(runDir, finished, scrubber.scrub);
-  await writeHtmlReport(runDir, scrubber.scrub, config.pricing, warn);
+  await writeHtmlReport(runDir, finished.document, scrubber.scrub, warn);
   return {
     runDir,
     report: finished.report,

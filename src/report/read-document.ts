@@ -22,9 +22,14 @@ export async function readDocument(
   options: ReadDocumentOptions = {},
 ): Promise<{ document: RunDocument; rows: RunRows }> {
   const rows = await readRun(location, undefined, new RowTally({ outcomes: options.outcomes }));
+  return { document: documentOf(rows, options), rows };
+}
+
+/** The document of rows already read (a leaderboard's runs), without reading them again. */
+export function documentOf(rows: RunRows, options: ReadDocumentOptions = {}): RunDocument {
   const meta = metaOf(rows.manifest, rows.file, options.passThreshold ?? 1);
   const judgeModel = options.judgeModel ?? rows.manifest?.judge_model ?? null;
-  return { document: buildDocument(rows.tally, meta, { ...options, judgeModel }), rows };
+  return buildDocument(rows.tally, meta, { ...options, judgeModel });
 }
 
 function metaOf(m: ManifestSummary | null, file: string, passThreshold: number): DocumentMeta {

@@ -1,6 +1,6 @@
 import type { Status, StoredRow } from "../run/record.js";
 import type { ItemAgg } from "../stats/interval.js";
-import type { Outcome } from "./document.js";
+import type { Outcome } from "./outcome.js";
 import { JudgeNoiseTally } from "./judge-noise.js";
 import { head, oneLine } from "./reason.js";
 
