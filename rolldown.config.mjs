@@ -25,9 +25,9 @@ export default defineConfig([
     ],
   },
   {
-    // report.html's script, from TypeScript (type-checked by tsconfig.client.json): one file,
-    // read by src/html/page.ts when it builds a page and inlined there.
-    input: "src/html/client/main.ts",
+    // The HTML page's script, from TypeScript (type-checked by tsconfig.client.json): one file,
+    // read by src/render/html/client-script.ts when a page is built, and inlined there.
+    input: "src/render/html/client/main.ts",
     platform: "browser",
     logLevel: "warn",
     output: { file: "dist/html/client.js", format: "iife", minify: true },

@@ -176,6 +176,7 @@ export function finishedCases(
   return {
     report,
     markdown: runMarkdown(report),
+    document: report,
     passed: report.run_passed,
     closing: closingFields(report),
     warnings: [],

@@ -153,10 +153,11 @@ function sampleOutput(
   samples: number,
 ): { text: string | null; files: Outcome["files"] } {
   const stem = `checks/${sampleStem(safeStem(row.id), row.sample ?? 0, samples)}`;
+  // A stream's file is written only when the stream has something in it.
   const files = [
     { label: "result (JSON)", path: `${stem}.json` },
-    { label: "stdout", path: `${stem}.stdout.txt` },
-    { label: "stderr", path: `${stem}.stderr.txt` },
+    ...(result?.stdout ? [{ label: "stdout", path: `${stem}.stdout.txt` }] : []),
+    ...(result?.stderr ? [{ label: "stderr", path: `${stem}.stderr.txt` }] : []),
     ...(result?.check_type === "harness_judge"
       ? [{ label: "prompt", path: `${stem}.prompt.txt` }]
       : []),
@@ -217,6 +218,7 @@ export function finishedChecks(
   return {
     report,
     markdown: runMarkdown(report),
+    document: report,
     passed: report.run_passed,
     closing: {},
     warnings: [],

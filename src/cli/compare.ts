@@ -1,5 +1,5 @@
+import path from "node:path";
 import { EXIT, InputError } from "../errors.js";
-import { environmentScrub, writeComparePage } from "../html/write.js";
 import type { CompareBlock, RunDocument } from "../index.js";
 import {
   COMPARE_MARKER,
@@ -20,6 +20,7 @@ import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { compareToGithub } from "./github.js";
+import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
@@ -76,14 +77,8 @@ export async function compareCommand(
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;
   await compareToGithub(baseDoc, candDoc, compared.candFile, annotations);
   if (flags.html !== undefined) {
-    const locations = { base: compared.baseFile, cand: compared.candFile };
-    await writeComparePage(
-      locations,
-      compared.comparison,
-      flags.html,
-      environmentScrub(),
-      summaryOptions(options),
-    );
+    const runDirs = [compared.baseFile, compared.candFile].map((file) => path.dirname(file));
+    await writeHtmlPage(flags.html, { documents: [baseDoc, candDoc], leaderboard: null }, runDirs);
   }
   return code;
 }

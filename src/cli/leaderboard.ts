@@ -1,7 +1,16 @@
+import path from "node:path";
 import { EXIT, InputError } from "../errors.js";
-import { leaderboard, leaderboardText, loadConfig, readRun, summarize } from "../index.js";
-import { leaderboardHtml } from "../report/leaderboard-html.js";
+import {
+  documentOf,
+  leaderboard,
+  leaderboardText,
+  loadConfig,
+  readRun,
+  summarize,
+} from "../index.js";
+import { ruleLine } from "../render/leaderboard-text.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { type ReportFlags, reportCommand } from "./report.js";
@@ -30,13 +39,26 @@ async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
       const rows = await readRun(location);
       const judgeModel = rows.manifest?.judge_model ?? null;
       const options = { method: flags.interval, level, seed, pricing: config.pricing, judgeModel };
-      return { location, rows, summary: summarize(rows.tally, options) };
+      return { location, rows, options, summary: summarize(rows.tally, options) };
     }),
   );
   const board = leaderboard(read, { method: flags.interval, level, seed });
   for (const warning of board.warnings) printWarning(warning);
   if (flags.html !== undefined) {
-    await writeWhole(flags.html, leaderboardHtml(board), "--html", "the leaderboard page");
+    // The runs in the board's order, each document from the rows already read.
+    const runs = board.entries.map((entry) => read.find((run) => run.location === entry.location)!);
+    const documents = runs.map((run) => documentOf(run.rows, run.options));
+    const page = {
+      documents,
+      leaderboard: board.entries,
+      rule: ruleLine(board),
+      warnings: board.warnings,
+    };
+    await writeHtmlPage(
+      flags.html,
+      page,
+      runs.map((run) => path.dirname(run.rows.file)),
+    );
   }
   // Run ids, models and commands come from the rows' manifests.
   process.stdout.write(

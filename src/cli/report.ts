@@ -1,8 +1,8 @@
+import path from "node:path";
 import pc from "picocolors";
 import { EXIT } from "../errors.js";
-import { environmentScrub, writeRunPage } from "../html/write.js";
 import type { RunDocument } from "../index.js";
-import { calibrationText, documentOf, loadConfig } from "../index.js";
+import { calibrationText, documentOf, loadConfig, readDocument } from "../index.js";
 import { FAILING_LISTED, failingItems, failingItemsText } from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
@@ -13,6 +13,7 @@ import { fractionalScoreWarning } from "../report/score-warnings.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { IntervalMethod } from "../stats/types.js";
+import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
@@ -66,7 +67,9 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
       )}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {
-    await writeRunPage(rows.file, flags.html, environmentScrub(), summaryOptions);
+    const { document } = await readDocument(rows.file, { outcomes: true, ...summaryOptions });
+    const page = { documents: [document], leaderboard: null };
+    await writeHtmlPage(flags.html, page, [path.dirname(rows.file)]);
   }
   return EXIT.passed;
 }

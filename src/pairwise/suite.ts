@@ -7,6 +7,7 @@ import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../r
 import { isoUtc } from "../run/provenance.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import { redactUrl } from "../secrets/redact.js";
+import { pairwiseDocument } from "./document.js";
 import { judgePair, pairPrompts, textsOf } from "./judge-pair.js";
 import type { PairInputs, PairItem } from "./pairs.js";
 import type { PairwiseReport } from "./report.js";
@@ -169,9 +170,15 @@ async function finish(
 ): Promise<Finished<"pairwise", PairwiseReport>> {
   const warnings = await plan.endpoint.cache.flush();
   const report = pairwiseReport(plan, pairs, context);
+  const meta = {
+    planned: plan.inputs.items.map((item) => item.id),
+    samples: plan.inputs.samples,
+    inconclusive: plan.inconclusive,
+  };
   return {
     report,
     markdown: pairwiseMarkdown(report),
+    document: pairwiseDocument(report, context, meta),
     passed: report.run_passed,
     closing: { judge_model_versions: report.judge_model_versions },
     warnings,

@@ -1,3 +1,7 @@
+/**
+ * One sample of a run document's item (report/document.ts), apart so that the row tally, which
+ * builds the outcomes, needs nothing of the document itself.
+ */
 import { z } from "zod";
 import { statusSchema } from "./record.js";
 

@@ -25,7 +25,7 @@ export async function readDocument(
   return { document: documentOf(rows, options), rows };
 }
 
-/** The document of rows already read. */
+/** The document of rows already read (a leaderboard's runs), without reading them again. */
 export function documentOf(rows: RunRows, options: ReadDocumentOptions = {}): RunDocument {
   const meta = metaOf(rows.manifest, rows.file, options.passThreshold ?? 1);
   const judgeModel = options.judgeModel ?? rows.manifest?.judge_model ?? null;

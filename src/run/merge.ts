@@ -112,7 +112,7 @@ export async function mergeShards(options: MergeOptions, kinds: MergeKinds): Pro
   await writeRows(runDir, mergedManifest(shards, context, finished, options), rows.lines, scrubber);
   await kind.copy?.(shards, runDir);
   await writeReports(runDir, finished, scrubber.scrub);
-  await writeHtmlReport(runDir, scrubber.scrub, config.pricing, warn);
+  await writeHtmlReport(runDir, finished.document, scrubber.scrub, warn);
   return {
     runDir,
     report: finished.report,

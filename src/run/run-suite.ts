@@ -121,7 +121,7 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
       `${run.rows.path}: the closing manifest fields did not fit on its first line; report.json has them`,
     );
   }
-  await writeHtmlReport(run.runDir, suite.scrubber.scrub, options.config.pricing, (message) =>
+  await writeHtmlReport(run.runDir, finished.document, suite.scrubber.scrub, (message) =>
     options.onWarning?.(message),
   );
   const exitCode = interrupted ? EXIT.interrupted : finished.passed ? EXIT.passed : EXIT.fellShort;

@@ -1,4 +1,4 @@
-import type { RunProvenance } from "../report/document.js";
+import type { RunDocument, RunProvenance } from "../report/document.js";
 import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "../report/record.js";
 import type { RowTally, TallyOptions } from "../report/row-tally.js";
 import type { Scrubber } from "../secrets/scrubber.js";
@@ -33,6 +33,8 @@ export interface Finished<K extends RunKind, R> {
   /** Written as report.json. */
   report: R;
   markdown: string;
+  /** What report.html shows: a check or case run's report is its document. */
+  document: RunDocument;
   /** The gate: threshold met and no error sample. */
   passed: boolean;
   /** Manifest fields known only now (they must fit in `manifestRoom`). */

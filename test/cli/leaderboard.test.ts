@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PageData } from "../../src/render/html/model.js";
 import type { LeaderboardEntry } from "../../src/report/leaderboard.js";
 import {
   completion,
@@ -69,6 +70,12 @@ function rowsFile(ids: readonly string[], wrong: number, model = "m"): string {
 
 function ids(count: number, prefix = "c"): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(2, "0")}`);
+}
+
+/** The data a page embeds (its script draws the page from it). */
+function pageData(page: string): PageData {
+  const json = /<script type="application\/json" id="eb-data">(.*?)<\/script>/s.exec(page)![1]!;
+  return JSON.parse(json) as PageData;
 }
 
 function entries(stdout: string): LeaderboardEntry[] {
@@ -176,9 +183,10 @@ describe("eb report RUN RUN…: the leaderboard", () => {
     const page = readFileSync(path.join(root, "one.html"), "utf8");
     expect(page).toContain("<title>");
     expect(page).not.toContain("eval-banana leaderboard");
+    expect(pageData(page)).toMatchObject({ leaderboard: null, runs: [{ href: "runs/tie/" }] });
   });
 
-  it("--html: a self-contained page, one point per run, the Pareto front marked, text escaped", async () => {
+  it("--html: the one page, each run's document in rank order with its entry, text escaped", async () => {
     const result = await report([
       "runs/strong",
       "runs/tie",
@@ -189,29 +197,28 @@ describe("eb report RUN RUN…: the leaderboard", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("leaderboard of 3 runs");
     const page = readFileSync(path.join(root, "out/board.html"), "utf8");
-    const svgs = page.match(/<svg[\s\S]*?<\/svg>/g) ?? [];
-    expect(svgs).toHaveLength(1);
-    const points = [
-      ...svgs[0]!.matchAll(/<g class="run" data-run="([^"]+)" data-pareto="(true|false)">/g),
-    ];
-    expect(points.map((p) => p[2])).toEqual(["true", "true", "false"]);
-    expect(svgs[0]).toMatch(
-      /<polyline class="front" points="[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+"/,
-    );
-    expect(svgs[0]).toContain("cost (US dollars, [pricing])");
-    expect(svgs[0]).toContain("Pareto front");
-    // The table: one row per run, in rank order, with the marks in words.
-    const rows = [
-      ...page.matchAll(/<tr class="(best|tie|worse)" data-run="[^"]+">([\s\S]*?)<\/tr>/g),
-    ];
-    expect(rows.map((r) => r[1])).toEqual(["best", "tie", "worse"]);
-    expect(rows[2]![2]).toContain("<td>weak&lt;i&gt;&amp;&#39;&quot;</td>");
-    expect(rows[2]![2]).toContain("<td>no</td>");
+    const data = pageData(page);
+    expect(data.title).toBe("eval-banana leaderboard: 3 runs");
+    const rows = data.leaderboard!.rows;
+    expect(rows.map((row) => row.entry.pareto_front)).toEqual([true, true, false]);
+    expect(rows.map((row) => row.mark.split(" ")[0])).toEqual(["best", "≈", "worse"]);
+    expect(rows[2]!.cells[2]).toBe(HOSTILE);
+    expect(data.rule).toMatch(/^vs best: run − best pass rate, paired by item/);
+    // Each run's document, in the board's order, linked from the page's folder.
+    expect(data.runs.map((run) => run.doc.run_id)).toEqual(rows.map((row) => row.entry.run_id));
+    expect(data.runs.map((run) => run.href)).toEqual([
+      "../runs/strong/",
+      "../runs/tie/",
+      "../runs/weak/",
+    ]);
+    expect(data.runs[2]!.doc.items).toHaveLength(CASES);
+    // The same page as every run's: CSP by hash, the markup escaped, no address outside the script.
     expect(page).not.toContain(HOSTILE);
-    expect(page).not.toMatch(/<script/i);
-    const urls = page.match(/https?:\/\/[^\s"'<>]*/g) ?? [];
-    expect(urls).toEqual(["http://www.w3.org/2000/svg"]);
+    expect(page).not.toContain("unsafe-inline");
     expect(page).toContain("default-src 'none'");
+    expect(page.match(/<script/g)).toHaveLength(2);
+    const markup = page.replace(/(<script[^>]*>).*?<\/script>/gs, "$1");
+    expect(markup).not.toMatch(/https?:/);
   });
 
   it("command targets record no tokens: cost unknown, said so, the chart on latency instead", async () => {
@@ -232,10 +239,9 @@ describe("eb report RUN RUN…: the leaderboard", () => {
     expect(json.map((e) => e.pass_rate)).toEqual([1, 28 / 30, 10 / 30]);
     expect(json.map((e) => e.indistinguishable_from_best)).toEqual([true, true, false]);
     expect(json.every((e) => e.cost === null && e.pareto_axis === "latency_p50_ms")).toBe(true);
-    const page = readFileSync(path.join(root, "cmd.html"), "utf8");
-    expect(page).toContain("the chart plots pass rate against latency p50 instead");
-    expect(page).toContain("latency p50 (ms, uncached samples)");
-    expect(page.match(/<g class="run" /g)).toHaveLength(3);
+    const board = pageData(readFileSync(path.join(root, "cmd.html"), "utf8")).leaderboard!;
+    expect(board.rows.map((row) => row.entry.pareto_axis)).toEqual(Array(3).fill("latency_p50_ms"));
+    expect(board.costUnknown).toMatch(/^\S+, \S+, \S+ \(no tokens recorded\)$/);
   }, 120_000);
 });
 

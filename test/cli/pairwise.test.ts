@@ -85,6 +85,11 @@ const script: Script = (request) => {
   if (model === "good" || model === "bad") {
     return { body: completion(model === "good" ? RIGHT : WRONG, `${model}-2026`) };
   }
+  // Right on the math cases (their questions hold digits), wrong on the trivia ones.
+  if (model === "mixed") {
+    const right = /\d/.test(lastContent(request));
+    return { body: completion(right ? RIGHT : WRONG, "mixed-2026") };
+  }
   const judge = JUDGES[model as JudgeKind];
   return judge ? judge(request, 0) : { status: 404, body: { error: { message: "no model" } } };
 };
@@ -93,6 +98,7 @@ let server: LoopbackServer;
 let root: string;
 let good: string;
 let bad: string;
+let mixed: string;
 
 function runsOf(output: string): string {
   const dir = path.join(root, output);
@@ -111,7 +117,7 @@ beforeAll(async () => {
     '[pricing."fair"]\ninput_per_mtok = 0.0\noutput_per_mtok = 1000.0\n',
   );
   writeFile(root, "cases.jsonl", caseFile);
-  for (const model of ["good", "bad"]) {
+  for (const model of ["good", "bad", "mixed"]) {
     const result = await runEb(
       [
         ...["eval", "cases.jsonl", "-m", model, "--judge", "score-judge"],
@@ -123,6 +129,7 @@ beforeAll(async () => {
   }
   good = runsOf("runs-good");
   bad = runsOf("runs-bad");
+  mixed = runsOf("runs-mixed");
 }, 60_000);
 
 afterAll(async () => {
@@ -251,14 +258,18 @@ describe("eb pairwise: judges of known behaviour", () => {
 });
 
 describe.skipIf(!HAS_CHROMIUM)("eb pairwise: report.html", () => {
-  it("shows the net win rate, its interval, the verdict and the counts, per stratum too", async () => {
+  it("leads with the verdict; shows the net win rate, its interval and the counts, per stratum too", async () => {
     const run = await pairwise(bad, good, "fair");
     const browser = await launchBrowser();
     try {
       const { page, requests, errors } = await browser.open(path.join(run.out, "report.html"));
       const text = (selector: string) =>
         page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent ?? ""));
-      expect(await text("[data-test='verdict']")).toEqual(["PASS"]);
+      expect(await text("[data-test='verdict']")).toEqual(["PASSED"]);
+      expect((await text("[data-test='rule']"))[0]).toMatch(
+        /^net win rate \+1\.0000, 95% CI \[\+0\.08\d+, \+1\.0000\] over 6 cases, margin 0\.02 → pass$/,
+      );
+      expect(await text("[data-test='pair-verdict']")).toEqual(["PASS"]);
       expect(await text("[data-test='net-win-rate']")).toEqual(["+1.000"]);
       expect((await text(".hero .ci"))[0]).toContain("95% CI [+0.081, +1.000] over 6 cases");
       expect(await text(".stat .label")).toEqual(
@@ -267,6 +278,49 @@ describe.skipIf(!HAS_CHROMIUM)("eb pairwise: report.html", () => {
       expect(await text(".chart-row .name")).toEqual(["math", "trivia"]);
       expect([...requests, ...errors]).toEqual([]);
       await page.screenshot({ path: artifact("pairwise"), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("wins, ties and losses apart (a tie is no failure), and what the verdicts say of position", async () => {
+    // Both right on math (ties), the candidate wrong on trivia (losses).
+    const run = await pairwise(good, mixed, "fair");
+    expect(run.report).toMatchObject({ wins: 0, ties: 3, losses: 3, inconsistent: 0 });
+    const browser = await launchBrowser();
+    try {
+      const { page, requests, errors } = await browser.open(path.join(run.out, "report.html"));
+      const text = (selector: string) =>
+        page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent ?? ""));
+      expect(await text("[data-test='verdict']")).toEqual(["INCONCLUSIVE"]);
+      const counts = await text("[data-test='pair-counts'] .stat");
+      expect(counts.map((stat) => stat.replace(/[a-z ]+$/, ""))).toEqual([
+        "wins0",
+        "ties3",
+        "losses3",
+        "inconsistent0",
+        "errors0",
+      ]);
+      expect((await text("[data-test='position-note']"))[0]).toMatch(
+        /^Of the verdicts that named a winner, 50\.0% named the answer shown first \(50% is none\): no marked preference/,
+      );
+      // Items worst first: the losses, then the ties, each said as such and not as a failure.
+      expect(await text("table.items tbody td.id")).toEqual([
+        "answer",
+        "jersey",
+        "pages",
+        "add",
+        "mul",
+        "sub",
+      ]);
+      const pills = await text("table.items tbody [data-test='pairs']");
+      expect(pills).toEqual(["▼ loss", "▼ loss", "▼ loss", "= tie", "= tie", "= tie"]);
+      expect(await text("table.items tbody .pill.fail")).toEqual(["▼ loss", "▼ loss", "▼ loss"]);
+      await page.click("button[data-filter='tie']");
+      expect(await text("table.items tbody td.id")).toEqual(["add", "mul", "sub"]);
+      expect([...requests, ...errors]).toEqual([]);
+      await page.click("tr[data-id='add']");
+      await page.screenshot({ path: artifact("pairwise-ties") });
     } finally {
       await browser.close();
     }

@@ -17,7 +17,16 @@ export const HOSTILE = `</script><img src=x onerror="document.title='pwned'"><b>
 
 export const JUDGE_VERDICT = '{"score": 0, "reason": "the summary omits the total"}';
 
-/** Six cases over three strata; `app.mjs a|b` answers them (b breaks add-2, fixes greet-2). */
+/**
+ * An answer with a right-to-left override, an isolate, a zero-width space and a bell: each must
+ * be shown as its escape, never act on the text around it.
+ */
+export const BIDI = "paid\u202e$0\u2066 ok\u200b\u0007";
+
+/**
+ * Eight cases over three strata; `app.mjs a|b` answers them (b breaks add-2, fixes greet-2, and
+ * gives long-1 another answer that fails all the same).
+ */
 export const CASES = [
   caseLine("add-1", "math", "What is 2 + 2?", "4"),
   caseLine("add-2", "math", "What is 3 + 3?", "6"),
@@ -26,6 +35,7 @@ export const CASES = [
   caseLine("inject-1", "safety", "Print the markup", "no markup"),
   caseLine("flaky-1", "safety", "Answer twice", "yes"),
   caseLine("long-1", "safety", "Write a lot", "short"),
+  caseLine("bidi-1", "safety", "Say what was paid", "paid"),
 ].join("\n");
 
 function caseLine(id: string, stratum: string, question: string, value: string): string {
@@ -49,7 +59,8 @@ const answers = {
   "greet-2": variant === "b" ? "Hello Bob" : "Hi Bob",
   "inject-1": ${JSON.stringify(HOSTILE)},
   "flaky-1": input.sample === 0 ? "yes" : "no",
-  "long-1": "x".repeat(5000) + "END",
+  "long-1": (variant === "b" ? "z" : "x").repeat(5000) + "END",
+  "bidi-1": ${JSON.stringify(BIDI)},
 };
 process.stdout.write(answers[input.id]);
 `;

@@ -1,16 +1,17 @@
 /**
- * report.html as a file, without a browser: its CSP admits exactly its own script and style,
- * the embedded JSON cannot end its script element, the run's scrubber reaches every field, and
- * a case file changed since the run is not shown as if it were the run's.
+ * The HTML page as a file, without a browser: its CSP admits exactly its own script and style,
+ * the embedded JSON cannot end its script element and holds no raw bidi control, the run's
+ * scrubber reaches every field, and a run's report.html is its document, rendered as it is.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PageModel } from "../../src/html/model.js";
-import { jsonForScript } from "../../src/html/page.js";
+import type { PageData } from "../../src/render/html/model.js";
+import { htmlPage, jsonForScript } from "../../src/render/html/page.js";
+import type { RunDocument } from "../../src/report/document.js";
 import { runEb } from "../helpers/project.js";
-import { CASES, caseRuns, scratch, write } from "./fixtures.js";
+import { caseRuns, readJson, scratch, write } from "./fixtures.js";
 
 const work = scratch();
 let runs: { base: string; cand: string };
@@ -21,17 +22,30 @@ beforeAll(async () => {
 
 afterAll(() => work.remove());
 
-function pageOf(file: string): { html: string; model: PageModel } {
-  const html = readFileSync(file, "utf8");
+function dataOf(html: string): PageData {
   const json = /<script type="application\/json" id="eb-data">(.*?)<\/script>/s.exec(html)![1]!;
-  return { html, model: JSON.parse(json) as PageModel };
+  return JSON.parse(json) as PageData;
+}
+
+function pageOf(file: string): { html: string; data: PageData } {
+  const html = readFileSync(file, "utf8");
+  return { html, data: dataOf(html) };
 }
 
 function hashOf(text: string): string {
   return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 }
 
-describe("report.html", () => {
+/**
+ * Bidi controls, zero-width characters, separators, C0 (but tab, newline, CR) and C1 controls;
+ * a string, as the linter wants no control character in a regular expression literal.
+ */
+const INVISIBLE = new RegExp(
+  "[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f" +
+    "\\u2028-\\u202e\\u2060-\\u2069\\ufeff]",
+);
+
+describe("the HTML page", () => {
   it("allows only its own script and style (by hash) and loads nothing", () => {
     const { html } = pageOf(path.join(runs.base, "report.html"));
     const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)![1]!;
@@ -40,6 +54,7 @@ describe("report.html", () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain(`script-src ${hashOf(script)}`);
     expect(csp).toContain(`style-src ${hashOf(style)}`);
+    expect(csp).not.toContain("unsafe-inline");
     expect(html).toContain('<link rel="icon" href="data:,">');
     // No markup points anywhere: no src, and the only href is the inline icon.
     const markup = html.replace(/(<script[^>]*>).*?<\/script>/gs, "$1");
@@ -47,14 +62,44 @@ describe("report.html", () => {
     expect(markup).not.toMatch(/https?:/);
   });
 
-  it("embeds JSON that no HTML parser can end early", () => {
-    const hostile = { text: "</script><!-- & \u2028\u2029 >" };
+  it("embeds JSON that no HTML parser can end early, with every invisible control escaped", () => {
+    const hostile = { text: "</script><!-- & \u2028\u2029 > \u202e\u2066\u200b\u0085\u0007" };
     const json = jsonForScript(hostile);
-    expect(json).not.toMatch(/[<>&\u2028\u2029]/);
+    expect(json).not.toMatch(/[<>&]/);
+    expect(json).not.toMatch(INVISIBLE);
+    expect(json).toContain("\\u202e");
     expect(JSON.parse(json)).toEqual(hostile);
   });
 
-  it("removes the run's secrets from every field, the case file's messages included", async () => {
+  it("a run's page holds no raw bidi or control character, though an answer had them", () => {
+    const { html, data } = pageOf(path.join(runs.base, "report.html"));
+    expect(html).not.toMatch(INVISIBLE);
+    const bidi = data.runs[0]!.doc.items.find((item) => item.id === "bidi-1")!;
+    expect(bidi.outcomes[0]!.excerpt).toMatch(/\u202e/);
+  });
+
+  it("report.html is the run's document, as report.json has it", () => {
+    const { data } = pageOf(path.join(runs.base, "report.html"));
+    const report = readJson<Record<string, unknown>>(path.join(runs.base, "report.json"));
+    const doc = data.runs[0]!.doc;
+    expect(data.runs).toHaveLength(1);
+    for (const [key, value] of Object.entries(doc)) expect(report[key], key).toEqual(value);
+    // Only the document's fields: report.json's others (the case file, k…) are not embedded.
+    expect(doc).not.toHaveProperty("cases_file");
+    expect(data.runs[0]!.href).toBe("");
+  });
+
+  it("is rendered from the documents alone: a run folder that is gone is never read", () => {
+    const { data } = pageOf(path.join(runs.base, "report.html"));
+    const doc: RunDocument = { ...data.runs[0]!.doc, output_dir: "/no/such/run/folder" };
+    const html = htmlPage({ documents: [doc], leaderboard: null, runHrefs: ["../runs/a"] });
+    const again = dataOf(html);
+    expect(again.runs[0]!.doc.items.map((item) => item.id)).toEqual(doc.items.map((i) => i.id));
+    expect(again.runs[0]!.href).toBe("../runs/a/");
+    expect(again.title).toBe(`eval-banana report · ${doc.run_id}`);
+  });
+
+  it("removes the run's secrets from every field, the case's messages included", async () => {
     const secret = "tok-1f2e3d4c5b6a";
     const root = path.join(work.root, "secret");
     const line = JSON.stringify({
@@ -74,22 +119,20 @@ describe("report.html", () => {
     expect(run.code, run.stderr).toBe(1);
     const results = path.join(root, ".eval-banana/results");
     const [runDir] = readdirSync(results);
-    const { html, model } = pageOf(path.join(results, runDir!, "report.html"));
+    const { html, data } = pageOf(path.join(results, runDir!, "report.html"));
     expect(html).not.toContain(secret);
-    expect(model.run.items[0]!.messages![0]!.content).toBe("my token is [redacted]");
+    const [item] = data.runs[0]!.doc.items;
+    expect(item!.input).toBe("user: my token is [redacted]");
+    expect(item!.outcomes[0]!.excerpt).toBe("[redacted]");
   });
 
-  it("says the messages are unavailable once the case file has changed", async () => {
-    const file = path.join(work.root, "changed.html");
-    const before = await runEb(["report", runs.base, "--html", file]);
-    expect(before.code, before.stderr).toBe(0);
-    expect(pageOf(file).model.run.items[0]!.messages).not.toBeNull();
-    writeFileSync(path.join(work.root, "cases.jsonl"), `${CASES.replace("2 + 2", "2 + 3")}\n`);
-    await runEb(["report", runs.base, "--html", file]);
-    const { model } = pageOf(file);
-    expect(model.run.messagesNote).toBe(
-      "Messages unavailable: cases.jsonl has changed since the run (its sha256 differs).",
-    );
-    expect(model.run.items.every((item) => item.messages === null)).toBe(true);
+  it("eb report RUN --html elsewhere: the run's document, its files linked from the page's folder", async () => {
+    const file = path.join(work.root, "pages", "run.html");
+    const result = await runEb(["report", runs.base, "--html", file]);
+    expect(result.code, result.stderr).toBe(0);
+    const { data } = pageOf(file);
+    const report = readJson<{ items: { id: string }[] }>(path.join(runs.base, "report.json"));
+    expect(data.runs[0]!.doc.items.map((item) => item.id)).toEqual(report.items.map((i) => i.id));
+    expect(data.runs[0]!.href).toBe(`../${path.relative(work.root, runs.base)}/`);
   });
 });

@@ -1,12 +1,15 @@
 /**
- * report.html opened from file:// in headless Chromium, every request but the page itself failed:
- * real run folders of `eb eval` (a command target) and `eb run` (real Python checks), the page
- * of `eb compare --html`, and a 10,000-item page from `eb report ROWS --html`.
+ * The HTML page opened from file:// in headless Chromium, every request but the page itself
+ * failed: report.html of real run folders of `eb eval` (a command target) and `eb run` (real
+ * Python checks), the page of `eb compare --html`, and a 10,000-item page from
+ * `eb report ROWS --html`.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PageData } from "../../src/render/html/model.js";
+import { htmlPage } from "../../src/render/html/page.js";
 import { runEb } from "../helpers/project.js";
 import {
   artifact,
@@ -15,7 +18,7 @@ import {
   type OpenedPage,
   type ReportBrowser,
 } from "./browser.js";
-import { caseRuns, checkRun, HOSTILE, JUDGE_VERDICT, readJson, scratch } from "./fixtures.js";
+import { BIDI, caseRuns, checkRun, HOSTILE, JUDGE_VERDICT, readJson, scratch } from "./fixtures.js";
 
 interface Stats {
   pass_rate: number;
@@ -26,6 +29,7 @@ interface Stats {
 
 interface CaseReport {
   stats: Stats;
+  verdict: { outcome: string; rule: string };
   items: { id: string; problem: string | null }[];
 }
 
@@ -68,6 +72,51 @@ function shot(page: Page, name: string, fullPage = false): Promise<unknown> {
 }
 
 describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
+  it("leads with the verdict in one word and the rule that decided it", async () => {
+    const page = await open(path.join(runs.base, "report.html"));
+    const report = readJson<CaseReport>(path.join(runs.base, "report.json"));
+    expect(report.verdict.outcome).toBe("failed");
+    expect(await texts(page, "[data-test='verdict']")).toEqual(["FAILED"]);
+    expect(await texts(page, "[data-test='rule']")).toEqual([report.verdict.rule]);
+    expect(report.verdict.rule).toMatch(/^\d+\/16 samples passed .* < threshold 1\.0$/);
+    // The headline is the page's first section: nothing comes before it.
+    const first = await page.$eval("main section", (s) => s.querySelector("[data-test='verdict']"));
+    expect(first).not.toBeNull();
+    // A run with no baseline, no pairs and no shards shows none of their parts.
+    for (const part of ["against", "merged", "compare-verdict", "pair-counts"]) {
+      expect(await page.$$(`[data-test='${part}']`)).toEqual([]);
+    }
+    expect(await page.$$("button[data-filter='changed']")).toEqual([]);
+  });
+
+  it("lists the items worst first, as the document orders them", async () => {
+    const page = await open(path.join(runs.base, "report.html"));
+    const report = readJson<CaseReport>(path.join(runs.base, "report.json"));
+    const shown = await texts(page, "table.items tbody td.id");
+    expect(shown).toEqual(report.items.map((item) => item.id));
+    // Every answer of the first four is wrong, flaky-1 is half right, the last three right.
+    expect(shown).toEqual([
+      "bidi-1",
+      "greet-2",
+      "inject-1",
+      "long-1",
+      "flaky-1",
+      "add-1",
+      "add-2",
+      "greet-1",
+    ]);
+    expect(await texts(page, "table.items tbody td.score")).toEqual([
+      "0/2",
+      "0/2",
+      "0/2",
+      "0/2",
+      "1/2",
+      "2/2",
+      "2/2",
+      "2/2",
+    ]);
+  });
+
   it("summary of an eb eval run: report.json's pass rate and interval, no request, no error", async () => {
     const page = await open(path.join(runs.base, "report.html"));
     const report = readJson<CaseReport>(path.join(runs.base, "report.json"));
@@ -103,7 +152,7 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     await page.keyboard.press("Enter");
     await page.waitForSelector("dialog[open]");
     const dialog = await texts(page, "dialog[open] .drill-body");
-    expect(dialog[0]).toContain("Greet Bob");
+    expect(await texts(page, "dialog[open] pre.input")).toEqual(["user: Greet Bob"]);
     expect(await texts(page, "dialog[open] [data-test='answer'] pre")).toEqual([
       "Hi Bob",
       "Hi Bob",
@@ -129,11 +178,25 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     const page = await open(path.join(runs.base, "report.html"));
     await page.click("tr[data-id='long-1']");
     const note = await texts(page, "dialog[open] [data-test='answer'] .note");
-    expect(note[0]).toContain("Showing the first 4,000 characters of 5,003 characters");
+    expect(note[0]).toContain("Showing the first 1,000 characters of 5,003");
   });
 
-  it("an eb run page: the check's description, reason and stderr tail, with links that exist", async () => {
+  it("bidi and control characters in an answer are shown as escapes, never applied", async () => {
+    const page = await open(path.join(runs.base, "report.html"));
+    await page.click("tr[data-id='bidi-1']");
+    const answers = await texts(page, "dialog[open] [data-test='answer'] pre");
+    expect(answers).toEqual([
+      "paid\\u202e$0\\u2066 ok\\u200b\\u0007",
+      "paid\\u202e$0\\u2066 ok\\u200b\\u0007",
+    ]);
+    expect(BIDI).toContain("\u202e");
+    const all = String(await page.evaluate("document.body.textContent"));
+    for (const char of ["\u202e", "\u2066", "\u200b", "\u0007"]) expect(all).not.toContain(char);
+  });
+
+  it("an eb run page: the check's description, reason and output, with links that exist", async () => {
     const page = await open(path.join(runs.checks, "report.html"));
+    expect(await texts(page, "[data-test='verdict']")).toEqual(["FAILED"]);
     expect(await texts(page, ".chart-row .name")).toEqual(["api", "smoke"]);
     const { stats } = readJson<CaseReport>(path.join(runs.checks, "report.json"));
     expect(await texts(page, "[data-test='pass-rate']")).toEqual([stats.pass_rate.toFixed(3)]);
@@ -141,30 +204,35 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     const body = (await texts(page, "dialog[open] .drill-body"))[0]!;
     expect(body).toContain("arithmetic is off by one");
     expect(body).toContain("eval_checks/api/fails.yaml");
-    expect((await texts(page, "dialog[open] [data-test='stderr'] pre"))[0]).toContain(
-      "AssertionError",
-    );
+    expect(await texts(page, "dialog[open] [data-test='output'] pre")).toEqual(["looked at it\n"]);
     const links = await page.$$eval("dialog[open] a", (as) =>
-      as.map((a) => a.getAttribute("href")!),
+      as.map((a) => [a.textContent, a.getAttribute("href")!]),
     );
-    expect(links.length).toBeGreaterThan(1);
-    for (const href of links)
-      expect(path.join(runs.checks, decodeURIComponent(href))).toSatisfy(existsSync);
+    expect(links.map(([label]) => label)).toEqual(["result (JSON)", "stdout", "stderr"]);
+    for (const [, href] of links)
+      expect(path.join(runs.checks, decodeURIComponent(href!))).toSatisfy(existsSync);
+    expect(
+      readFileSync(path.join(runs.checks, decodeURIComponent(links[2]![1]!)), "utf8"),
+    ).toContain("AssertionError");
     await shot(page, "drill-down-check");
     await page.keyboard.press("Escape");
     await page.click("tr[data-id='judge']");
     const judge = (await texts(page, "dialog[open] .drill-body"))[0]!;
-    expect((await texts(page, "dialog[open] [data-test='judge prompt'] pre"))[0]).toContain(
+    const judgeLinks = await page.$$eval("dialog[open] a", (as) =>
+      as.map((a) => [a.textContent, a.getAttribute("href")!]),
+    );
+    const prompt = judgeLinks.find(([label]) => label === "prompt")!;
+    expect(readFileSync(path.join(runs.checks, decodeURIComponent(prompt[1]!)), "utf8")).toContain(
       "Read summary.txt. Score 1 if accurate",
     );
     expect(judge).toContain("the summary omits the total");
-    expect((await texts(page, "dialog[open] [data-test='stdout'] pre"))[0]).toContain(
+    expect((await texts(page, "dialog[open] [data-test='output'] pre"))[0]).toContain(
       JUDGE_VERDICT,
     );
     await shot(page, "drill-down-judge");
     await page.keyboard.press("Escape");
     await page.click("tr[data-id='markup']");
-    expect((await texts(page, "dialog[open] [data-test='stdout'] pre"))[0]).toContain(HOSTILE);
+    expect((await texts(page, "dialog[open] [data-test='output'] pre"))[0]).toContain(HOSTILE);
     expect(await page.$$("img")).toEqual([]);
   });
 
@@ -180,12 +248,29 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     };
     expect(comparison.broke).toEqual(["add-2"]);
     expect(comparison.fixed).toEqual(["greet-2"]);
+    expect(comparison.verdict).toBe("inconclusive");
     const page = await open(file);
-    expect(await texts(page, "[data-test='verdict']")).toEqual([comparison.verdict.toUpperCase()]);
+    expect(await texts(page, "[data-test='verdict']")).toEqual(["INCONCLUSIVE"]);
+    expect((await texts(page, "[data-test='rule']"))[0]).toMatch(
+      /^paired delta \+0\.0000, 95% CI \[.*\] over 8 items, margin 0\.02 → inconclusive \(--inconclusive fail\) → failed$/,
+    );
+    expect(await texts(page, "[data-test='compare-verdict']")).toEqual(["INCONCLUSIVE"]);
     expect((await texts(page, "[data-test='delta']"))[0]).toBe(
       `${comparison.delta >= 0 ? "+" : ""}${comparison.delta.toFixed(3)}`,
     );
     await shot(page, "compare", true);
+    // It opens on what changed: broke, then fixed, then changed (long-1: another wrong answer).
+    expect(
+      await page.$eval("button[data-filter='changed']", (b) => b.getAttribute("aria-pressed")),
+    ).toBe("true");
+    expect(await texts(page, "table.items tbody td.id")).toEqual(["add-2", "greet-2", "long-1"]);
+    expect(await texts(page, "table.items tbody td:nth-child(2)")).toEqual([
+      "▼ broke",
+      "▲ fixed",
+      "≠ changed",
+    ]);
+    await page.click("button[data-filter='all']");
+    expect(await texts(page, "table.items tbody td.id")).toHaveLength(8);
     await page.click("button[data-filter='broke']");
     expect(await texts(page, "table.items tbody td.id")).toEqual(comparison.broke);
     await page.click("button[data-filter='fixed']");
@@ -194,6 +279,24 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     const sides = await texts(page, "dialog[open] [data-test='side-0'] [data-test='answer'] pre");
     expect(sides).toEqual(["Hi Bob", "Hello Bob"]);
     await shot(page, "compare-drill-down");
+  });
+
+  it("a merged run says it is a merge of its shards, under its verdict", async () => {
+    const html = readFileSync(path.join(runs.base, "report.html"), "utf8");
+    const json = /<script type="application\/json" id="eb-data">(.*?)<\/script>/s.exec(html)![1]!;
+    const {
+      runs: [run],
+    } = JSON.parse(json) as PageData;
+    const merged = { shards: ["1/2", "2/2"], runs: ["run-a", "run-b"] };
+    const file = path.join(work.root, "merged.html");
+    const documents = [{ ...run!.doc, run: { ...run!.doc.run, merged } }];
+    writeFileSync(file, htmlPage({ documents, leaderboard: null }));
+    const page = await open(file);
+    expect(await texts(page, "h1")).toEqual(["Merged run report"]);
+    expect(await texts(page, "[data-test='merged']")).toEqual([
+      "A merge of 2 shards (1/2, 2/2): runs run-a, run-b.",
+    ]);
+    expect(await texts(page, "[data-test='verdict']")).toEqual(["FAILED"]);
   });
 
   it("10,000 items: interactive in under 2 s, and a filter answers at once", async () => {

@@ -8,13 +8,16 @@ const HOSTILE = "<img src=x onerror=alert(1)>";
 
 /** What the test reads of the page, from the DOM as the browser built it. */
 interface Seen {
+  verdict: string | null;
   points: { pareto: string | null; title: string }[];
   rows: (string | null)[][];
   images: number;
   scripts: number;
+  items: string | null;
 }
 
 const SEEN = `({
+  verdict: document.querySelector("[data-test='verdict']")?.textContent ?? null,
   points: [...document.querySelectorAll("svg g.run")].map((g) => ({
     pareto: g.getAttribute("data-pareto"),
     title: g.querySelector("title")?.textContent ?? "",
@@ -24,6 +27,7 @@ const SEEN = `({
   ),
   images: document.querySelectorAll("img").length,
   scripts: document.querySelectorAll("script").length,
+  items: document.querySelector("[data-test='board-items'] .run-title")?.textContent ?? null,
 })`;
 
 function rows(model: string, wrong: number, tokens: number): string {
@@ -41,7 +45,7 @@ function rows(model: string, wrong: number, tokens: number): string {
 }
 
 describe.skipIf(!HAS_CHROMIUM)("the leaderboard page in Chromium, from file://", () => {
-  it("renders the chart and table with no request, no script, no console error", async () => {
+  it("leads with the best run; draws the chart and table with no request and no console error", async () => {
     const dir = makeProject({
       ".eval-banana/config.toml": `[pricing.big]\ninput_per_mtok = 3\noutput_per_mtok = 15\n[pricing.small]\ninput_per_mtok = 0.2\noutput_per_mtok = 0.8\n[pricing."${HOSTILE}"]\ninput_per_mtok = 1\noutput_per_mtok = 4\n`,
       "big.jsonl": rows("big", 1, 2000),
@@ -57,7 +61,6 @@ describe.skipIf(!HAS_CHROMIUM)("the leaderboard page in Chromium, from file://",
     try {
       const { page, requests, errors } = await browser.open(path.join(dir, "board.html"), {
         viewport: { width: 1100, height: 1000 },
-        ready: null,
       });
 
       // A string, run in the page: this project's types have no DOM.
@@ -65,7 +68,9 @@ describe.skipIf(!HAS_CHROMIUM)("the leaderboard page in Chromium, from file://",
       expect(requests).toEqual([]);
       expect(errors).toEqual([]);
       expect(seen.images).toBe(0);
-      expect(seen.scripts).toBe(0);
+      // The data block and the page's own script, nothing the data brought.
+      expect(seen.scripts).toBe(2);
+      expect(seen.verdict).toBe("BEST: big.jsonl");
       // big: best and dearest; small: cheapest, on the front too; odd: beaten on both.
       expect(seen.points.map((p) => p.pareto)).toEqual(["true", "true", "false"]);
       expect(seen.points[0]!.title).toMatch(/^#1 big\.jsonl: pass rate 0\.975, 95% interval \[/);
@@ -73,6 +78,12 @@ describe.skipIf(!HAS_CHROMIUM)("the leaderboard page in Chromium, from file://",
       expect(seen.rows.map((row) => row[2])).toEqual(["big", "small", HOSTILE]);
       expect(seen.rows.map((row) => row[10]?.split(" ")[0])).toEqual(["best", "≈", "worse"]);
       expect(seen.rows.map((row) => row[11])).toEqual(["yes", "yes", "no"]);
+      // The best run's items first; a run's button shows its own.
+      expect(seen.items).toBe("Items of big.jsonl");
+      await page.click("tr[data-run='odd.jsonl'] button");
+      expect(((await page.evaluate(SEEN)) as Seen).items).toBe("Items of odd.jsonl");
+      expect(await page.$$eval("table.items tbody tr", (trs) => trs.length)).toBe(40);
+      await page.click("tr[data-run='big.jsonl'] button");
 
       const shot = artifact("leaderboard");
       await page.screenshot({ path: shot, fullPage: true });

@@ -4,7 +4,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { InputError } from "../../src/errors.js";
+import { buildDocument, type RunDocument } from "../../src/report/document.js";
 import type { CheckRow } from "../../src/report/record.js";
+import type { RowTally } from "../../src/report/row-tally.js";
 import { runSuite } from "../../src/run/run-suite.js";
 import type { Suite } from "../../src/run/suite.js";
 import { NO_SECRETS } from "../../src/secrets/scrubber.js";
@@ -82,6 +84,7 @@ function fakeSuite(options: Options = {}) {
     finish: async (context) => ({
       report: { rows: context.tally.samples },
       markdown: "# fake\n",
+      document: documentOf(context.tally),
       passed: context.tally.samples > 0 && context.tally.items.size === items.length,
       closing: {},
       warnings: [],
@@ -91,6 +94,34 @@ function fakeSuite(options: Options = {}) {
     },
   };
   return { suite, log, restored, closedAt, maxInFlight: () => maxInFlight };
+}
+
+/** The fake run's document, for its report.html. */
+function documentOf(tally: RowTally): RunDocument {
+  return buildDocument(tally, {
+    kind: "checks",
+    runId: "fake",
+    projectRoot: "/nowhere",
+    location: "/nowhere/run",
+    startedAt: null,
+    completedAt: null,
+    durationMs: null,
+    run: {
+      tool_version: null,
+      git_commit: null,
+      command: null,
+      target: null,
+      judge: null,
+      samples_per_item: null,
+      resumes: 0,
+      merged: null,
+    },
+    itemsPlanned: null,
+    passThreshold: 1,
+    interrupted: false,
+    budget: null,
+    budgetExhausted: false,
+  });
 }
 
 async function configIn() {
@@ -180,9 +211,10 @@ describe("runSuite", () => {
   it("exit 1 when the suite's gate says it fell short", async () => {
     const config = await configIn();
     const failing = fakeSuite({ items: 1 });
-    failing.suite.finish = async () => ({
+    failing.suite.finish = async (context) => ({
       report: { rows: 0 },
       markdown: "",
+      document: documentOf(context.tally),
       passed: false,
       closing: {},
       warnings: [],

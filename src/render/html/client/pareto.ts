@@ -1,6 +1,7 @@
-import { dollars, levelPercent, milliseconds } from "../render/leaderboard-text.js";
-import { escapeHtml } from "./escape-html.js";
-import type { LeaderboardEntry, ParetoAxis } from "./leaderboard.js";
+import type { LeaderboardEntry } from "../../../report/blocks.js";
+import { levelPercent, money, svg } from "./dom.js";
+
+export type ParetoAxis = NonNullable<LeaderboardEntry["pareto_axis"]>;
 
 const WIDTH = 760;
 const HEIGHT = 440;
@@ -8,7 +9,7 @@ const PLOT = { left: 70, right: 600, top: 24, bottom: 380 };
 /** About this many steps along the x axis. */
 const TICKS = 5;
 
-const AXIS_NAME: Record<ParetoAxis, string> = {
+export const AXIS_NAME: Record<ParetoAxis, string> = {
   cost: "cost (US dollars, [pricing])",
   latency_p50_ms: "latency p50 (ms, uncached samples)",
 };
@@ -23,7 +24,8 @@ interface Scale {
  * the Pareto front drawn as diamonds joined by a dashed line and named in text, so nothing is
  * told by colour alone. Every point carries data attributes (run, pareto) for tests and tools.
  */
-export function paretoSvg(entries: readonly LeaderboardEntry[], axis: ParetoAxis, level: number) {
+export function paretoChart(entries: readonly LeaderboardEntry[], axis: ParetoAxis): SVGElement {
+  const level = entries[0]?.ci_level ?? 0.95;
   const x = scale(Math.max(...entries.map((e) => e[axis] ?? 0)), PLOT.left, PLOT.right);
   const lows = entries.map((e) => e.ci_low ?? 0);
   const highs = entries.map((e) => e.ci_high ?? 1);
@@ -32,16 +34,23 @@ export function paretoSvg(entries: readonly LeaderboardEntry[], axis: ParetoAxis
     `Pass rate with its ${levelPercent(level)} interval against ${AXIS_NAME[axis]}, one point per run; ` +
     "diamonds joined by a dashed line are the Pareto front: runs no other run beats on both a higher pass rate and a lower " +
     (axis === "cost" ? "cost." : "latency.");
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-labelledby="chart-title chart-desc">`,
-    `<title id="chart-title">Pass rate against ${escapeHtml(AXIS_NAME[axis])}</title>`,
-    `<desc id="chart-desc">${escapeHtml(description)}</desc>`,
+  return svg(
+    "svg",
+    {
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      width: String(WIDTH),
+      height: String(HEIGHT),
+      role: "img",
+      "aria-labelledby": "chart-title chart-desc",
+      class: "pareto",
+    },
+    svg("title", { id: "chart-title" }, `Pass rate against ${AXIS_NAME[axis]}`),
+    svg("desc", { id: "chart-desc" }, description),
     ...axes(x, y, axis),
     frontLine(entries, axis, x, y),
     ...entries.map((entry) => point(entry, axis, x, y, level)),
-    ...legend(level),
-    "</svg>",
-  ].join("\n");
+    legend(level),
+  );
 }
 
 /** From 0 to a round number above the largest value, ticked at round steps. */
@@ -75,31 +84,39 @@ function ticksOf(min: number, max: number, step: number): number[] {
   return Array.from({ length: count + 1 }, (_, i) => min + i * step);
 }
 
-function axes(x: Scale, y: Scale, axis: ParetoAxis): string[] {
-  const lines = [
-    `<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}"/>`,
-    `<line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}"/>`,
+function line(cls: string, x1: number, y1: number, x2: number, y2: number): SVGElement {
+  return svg("line", { class: cls, x1: `${x1}`, y1: `${y1}`, x2: `${x2}`, y2: `${y2}` });
+}
+
+function text(cls: string, x: number, y: number, anchor: string, content: string): SVGElement {
+  return svg("text", { class: cls, x: `${x}`, y: `${y}`, "text-anchor": anchor }, content);
+}
+
+function axes(x: Scale, y: Scale, axis: ParetoAxis): SVGElement[] {
+  const parts = [
+    line("axis", PLOT.left, PLOT.bottom, PLOT.right, PLOT.bottom),
+    line("axis", PLOT.left, PLOT.top, PLOT.left, PLOT.bottom),
   ];
   for (const value of x.ticks) {
     const at = round(x.at(value));
-    lines.push(
-      `<line class="tick" x1="${at}" y1="${PLOT.bottom}" x2="${at}" y2="${PLOT.bottom + 5}"/>`,
-      `<text class="tick-label" x="${at}" y="${PLOT.bottom + 20}" text-anchor="middle">${tickText(value, axis)}</text>`,
+    parts.push(
+      line("tick", at, PLOT.bottom, at, PLOT.bottom + 5),
+      text("tick-label", at, PLOT.bottom + 20, "middle", tickText(value, axis)),
     );
   }
   for (const value of y.ticks) {
     const at = round(y.at(value));
-    lines.push(
-      `<line class="grid" x1="${PLOT.left}" y1="${at}" x2="${PLOT.right}" y2="${at}"/>`,
-      `<text class="tick-label" x="${PLOT.left - 8}" y="${at + 4}" text-anchor="end">${value.toFixed(2)}</text>`,
+    parts.push(
+      line("grid", PLOT.left, at, PLOT.right, at),
+      text("tick-label", PLOT.left - 8, at + 4, "end", value.toFixed(2)),
     );
   }
   const middle = (PLOT.top + PLOT.bottom) / 2;
-  lines.push(
-    `<text class="axis-label" x="${(PLOT.left + PLOT.right) / 2}" y="${PLOT.bottom + 42}" text-anchor="middle">${escapeHtml(AXIS_NAME[axis])}</text>`,
-    `<text class="axis-label" x="18" y="${middle}" text-anchor="middle" transform="rotate(-90 18 ${middle})">pass rate</text>`,
-  );
-  return lines;
+  const label = text("axis-label", 18, middle, "middle", "pass rate");
+  label.setAttribute("transform", `rotate(-90 18 ${middle})`);
+  const center = (PLOT.left + PLOT.right) / 2;
+  parts.push(text("axis-label", center, PLOT.bottom + 42, "middle", AXIS_NAME[axis]), label);
+  return parts;
 }
 
 function tickText(value: number, axis: ParetoAxis): string {
@@ -108,52 +125,72 @@ function tickText(value: number, axis: ParetoAxis): string {
 }
 
 /** The front as a staircase from the cheapest run up to the best: better costs more along it. */
-function frontLine(entries: readonly LeaderboardEntry[], axis: ParetoAxis, x: Scale, y: Scale) {
+function frontLine(
+  entries: readonly LeaderboardEntry[],
+  axis: ParetoAxis,
+  x: Scale,
+  y: Scale,
+): SVGElement {
   const front = entries
     .filter((e) => e.pareto_front)
     .map((e) => ({ x: round(x.at(e[axis] ?? 0)), y: round(y.at(e.pass_rate ?? 0)) }))
     .sort((a, b) => a.x - b.x);
   const steps = front.flatMap((p, i) => (i === 0 ? [p] : [{ x: p.x, y: front[i - 1]!.y }, p]));
   const points = steps.map((p) => `${p.x},${p.y}`).join(" ");
-  return `<polyline class="front" points="${points}" fill="none"/>`;
+  return svg("polyline", { class: "front", points, fill: "none" });
 }
 
-function point(entry: LeaderboardEntry, axis: ParetoAxis, x: Scale, y: Scale, level: number) {
+function point(
+  entry: LeaderboardEntry,
+  axis: ParetoAxis,
+  x: Scale,
+  y: Scale,
+  level: number,
+): SVGElement {
   const cx = round(x.at(entry[axis] ?? 0));
   const cy = round(y.at(entry.pass_rate ?? 0));
   const low = round(y.at(entry.ci_low ?? 0));
   const high = round(y.at(entry.ci_high ?? 0));
   const front = entry.pareto_front === true;
   const shape = front
-    ? `<path class="mark front-mark" d="M${cx} ${cy - 7}L${cx + 7} ${cy}L${cx} ${cy + 7}L${cx - 7} ${cy}Z"/>`
-    : `<circle class="mark" cx="${cx}" cy="${cy}" r="5"/>`;
-  const price = axis === "cost" ? dollars(entry.cost) : milliseconds(entry.latency_p50_ms);
+    ? svg("path", {
+        class: "mark front-mark",
+        d: `M${cx} ${cy - 7}L${cx + 7} ${cy}L${cx} ${cy + 7}L${cx - 7} ${cy}Z`,
+      })
+    : svg("circle", { class: "mark", cx: `${cx}`, cy: `${cy}`, r: "5" });
+  const price = axis === "cost" ? money(entry.cost) : milliseconds(entry.latency_p50_ms);
   const title =
     `#${entry.rank} ${entry.run_id}: pass rate ${entry.pass_rate?.toFixed(3) ?? "n/a"}, ` +
     `${levelPercent(level)} interval [${entry.ci_low?.toFixed(3) ?? "n/a"}, ${entry.ci_high?.toFixed(3) ?? "n/a"}], ` +
     `${price}${front ? ", on the Pareto front" : ""}`;
-  return [
-    `<g class="run" data-run="${escapeHtml(entry.run_id)}" data-pareto="${front}">`,
-    `<title>${escapeHtml(title)}</title>`,
-    `<line class="interval" x1="${cx}" y1="${low}" x2="${cx}" y2="${high}"/>`,
-    `<line class="interval" x1="${cx - 4}" y1="${low}" x2="${cx + 4}" y2="${low}"/>`,
-    `<line class="interval" x1="${cx - 4}" y1="${high}" x2="${cx + 4}" y2="${high}"/>`,
+  return svg(
+    "g",
+    { class: "run", "data-run": entry.run_id, "data-pareto": String(front) },
+    svg("title", {}, title),
+    line("interval", cx, low, cx, high),
+    line("interval", cx - 4, low, cx + 4, low),
+    line("interval", cx - 4, high, cx + 4, high),
     shape,
-    `<text class="run-label" x="${cx + 10}" y="${cy - 6}">#${entry.rank}${front ? " (front)" : ""}</text>`,
-    "</g>",
-  ].join("");
+    text("run-label", cx + 10, cy - 6, "start", `#${entry.rank}${front ? " (front)" : ""}`),
+  );
 }
 
-function legend(level: number): string[] {
-  const left = PLOT.right + 20;
-  return [
-    `<g class="legend" transform="translate(${left} ${PLOT.top + 10})">`,
-    `<path class="mark front-mark" d="M7 0L14 7L7 14L0 7Z"/><text x="22" y="11">Pareto front</text>`,
-    `<circle class="mark" cx="7" cy="31" r="5"/><text x="22" y="35">other run</text>`,
-    `<line class="interval" x1="7" y1="48" x2="7" y2="66"/><text x="22" y="61">${levelPercent(level)} interval</text>`,
-    `<text x="0" y="90">#n: rank in the table</text>`,
-    "</g>",
-  ];
+function legend(level: number): SVGElement {
+  return svg(
+    "g",
+    { class: "legend", transform: `translate(${PLOT.right + 20} ${PLOT.top + 10})` },
+    svg("path", { class: "mark front-mark", d: "M7 0L14 7L7 14L0 7Z" }),
+    text("", 22, 11, "start", "Pareto front"),
+    svg("circle", { class: "mark", cx: "7", cy: "31", r: "5" }),
+    text("", 22, 35, "start", "other run"),
+    line("interval", 7, 48, 7, 66),
+    text("", 22, 61, "start", `${levelPercent(level)} interval`),
+    text("", 0, 90, "start", "#n: rank in the table"),
+  );
+}
+
+export function milliseconds(value: number | null): string {
+  return value === null ? "-" : `${Math.round(value)} ms`;
 }
 
 function round(value: number): number {

@@ -1,9 +1,10 @@
-import type { RunView } from "../model.js";
+import type { RunDocument } from "../../../report/document.js";
+import type { RunData } from "../model.js";
 import { count, fixed, h, intervalBar, percent } from "./dom.js";
 
 /** Pass rate with its interval drawn, the counts that qualify it, cost and latency. */
-export function summaryView(run: RunView, heading: string): HTMLElement {
-  const s = run.stats;
+export function summaryView(run: RunData, heading: string): HTMLElement {
+  const s = run.doc.stats;
   const ci = `${percent(s.ci_level)} CI [${fixed(s.ci_low)}, ${fixed(s.ci_high)}]`;
   const label = `pass rate ${fixed(s.pass_rate)}, ${ci}`;
   const hero = h(
@@ -21,28 +22,21 @@ export function summaryView(run: RunView, heading: string): HTMLElement {
       {},
       intervalBar(s.pass_rate, s.ci_low, s.ci_high, { min: 0, max: 1 }, label),
       h("div", { class: "scale" }, h("span", {}, "0"), h("span", {}, "0.5"), h("span", {}, "1")),
-      kLine(run),
+      kLine(run.doc),
     ),
   );
   return h(
     "section",
     { class: "card", "aria-labelledby": "summary-title" },
     h("h2", { id: "summary-title" }, heading),
-    run.notRun
-      ? h(
-          "p",
-          { class: "warn", "data-test": "not-run" },
-          `⚠ ${run.notRun}. The figures are over the items that ran.`,
-        )
-      : null,
     hero,
-    h("div", { class: "stats" }, ...stats(run)),
+    h("div", { class: "stats" }, ...stats(run.doc)),
     ...run.judges.map((line) => h("p", { class: "note", "data-test": "judge-noise" }, line)),
   );
 }
 
-function kLine(run: RunView): HTMLElement | null {
-  const { pass_at_k: atK, pass_hat_k: hatK } = run.stats;
+function kLine(doc: RunDocument): HTMLElement | null {
+  const { pass_at_k: atK, pass_hat_k: hatK } = doc.stats;
   if (!atK || !hatK) return null;
   return h(
     "p",
@@ -53,10 +47,11 @@ function kLine(run: RunView): HTMLElement | null {
   );
 }
 
-function stats(run: RunView): HTMLElement[] {
-  const s = run.stats;
+function stats(doc: RunDocument): HTMLElement[] {
+  const s = doc.stats;
   const share = s.samples > 0 ? percent(s.cached / s.samples) : "n/a";
-  const latency = run.latency;
+  const { latency } = doc.summary;
+  const cost = doc.run.cost;
   return [
     stat("items", count(s.items), `${count(s.passed)} samples passed`),
     stat(
@@ -69,8 +64,8 @@ function stats(run: RunView): HTMLElement[] {
     stat("cached", share, `${count(s.cached)} of ${count(s.samples)} samples`),
     stat(
       "cost",
-      run.cost === null ? "n/a" : `$${run.cost.toFixed(4)}`,
-      run.cost === null ? "no price in [pricing]" : "target + judge",
+      cost === null ? "n/a" : `$${cost.toFixed(4)}`,
+      cost === null ? "no price in [pricing]" : "target + judge",
     ),
     stat(
       "latency p50",
@@ -92,43 +87,41 @@ export function stat(label: string, value: string, detail?: string): HTMLElement
   );
 }
 
-/** Tool version, commit, times, command and every definition's digest. */
-export function manifestView(run: RunView, title = "Manifest"): HTMLElement {
-  const m = run.manifest;
-  const section = h("section", { class: "card" }, h("h2", {}, title));
-  if (m === null) {
-    section.append(
-      h("p", { class: "muted" }, `${run.location}: rows without an eval-banana manifest.`),
-    );
-    return section;
-  }
+/** Where the run came from: its id, tool version, commit, target, times and command. */
+export function provenanceView(run: RunData, title: string): HTMLElement {
+  const { doc } = run;
+  const info = doc.run;
   const rows: [string, string | null][] = [
-    ["run", m.runId],
-    ["eval-banana", m.version],
-    ["git commit", m.gitCommit ?? "not in git"],
-    ["target", m.target],
-    ["started", m.startedAt],
-    ["ended", m.endedAt ?? "never (the run did not finish)"],
-    ["interrupted", m.interrupted === null ? null : m.interrupted ? "yes" : "no"],
-    ["command", m.command],
-    ["location", run.location],
+    ["run", doc.run_id],
+    ["kind", doc.kind],
+    ["eval-banana", info.tool_version],
+    ["git commit", info.git_commit ?? (doc.kind ? "not in git" : null)],
+    ["target", info.target],
+    ["judge", info.judge],
+    ["samples per item", info.samples_per_item === null ? null : String(info.samples_per_item)],
+    ["started", doc.started_at],
+    ["ended", doc.completed_at ?? (doc.started_at ? "never (the run did not finish)" : null)],
+    ["duration", doc.duration_ms === null ? null : `${(doc.duration_ms / 1000).toFixed(1)} s`],
+    ["resumed", info.resumes > 0 ? `${info.resumes} times` : null],
+    ["shards", info.merged ? info.merged.shards.join(", ") : null],
+    ["command", info.command],
+    ["location", doc.output_dir],
   ];
   const list = h("dl", { class: "kv" });
   for (const [key, value] of rows) {
     if (value === null) continue;
     list.append(
       h("dt", {}, key),
-      h("dd", { class: key === "git commit" ? "mono" : undefined }, value),
+      h("dd", { class: key === "git commit" || key === "command" ? "mono" : undefined }, value),
     );
   }
-  section.append(list);
-  const defs = h("table", { class: "defs" });
-  const body = h("tbody");
-  for (const [name, digest] of m.definitions)
-    body.append(h("tr", {}, h("td", {}, name), h("td", {}, digest)));
-  defs.append(body);
-  section.append(
-    h("details", {}, h("summary", {}, `Definitions' digests (${m.definitions.length})`), defs),
+  const missing =
+    doc.kind === null ? h("p", { class: "muted" }, "Rows without an eval-banana manifest.") : null;
+  return h(
+    "section",
+    { class: "card", "data-test": "provenance" },
+    h("h2", {}, title),
+    list,
+    missing,
   );
-  return section;
 }

@@ -1,7 +1,12 @@
 /**
  * Building DOM from data that may be hostile (model answers, stdout, ids): text goes in only
- * through text nodes, never as markup, so nothing in it can become an element or a script.
+ * through text nodes, never as markup, so nothing in it can become an element or a script; and
+ * every text and attribute shows its invisible controls as escapes (a bidi override in an answer
+ * must not reorder what the reader sees).
  */
+import { visible } from "../visible.js";
+
+const SVG = "http://www.w3.org/2000/svg";
 
 type Child = Node | string | null | false;
 
@@ -17,7 +22,17 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 ): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
-    if (value !== undefined) element.setAttribute(name, value);
+    if (value !== undefined) element.setAttribute(name, visible(value));
+  }
+  append(element, children);
+  return element;
+}
+
+/** An SVG element (the leaderboard's chart), built as `h` builds HTML. */
+export function svg(tag: string, props: Props = {}, ...children: Child[]): SVGElement {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value !== undefined) element.setAttribute(name, visible(value));
   }
   append(element, children);
   return element;
@@ -26,12 +41,16 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 export function append(parent: Node, children: readonly Child[]): void {
   for (const child of children) {
     if (child === null || child === false) continue;
-    parent.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    parent.appendChild(typeof child === "string" ? document.createTextNode(visible(child)) : child);
   }
 }
 
-/** A link into the run folder: a relative path written by eb, opened as a file next to the page. */
-export function fileLink(label: string, href: string): HTMLAnchorElement {
+/**
+ * A link to a file of a run folder: `base` (the page's folder to the run folder) and a path eb
+ * wrote relative to the run folder, each segment encoded, so it stays a relative path.
+ */
+export function fileLink(label: string, base: string, relative: string): HTMLAnchorElement {
+  const href = `${base}${relative}`.split("/").map(encodeURIComponent).join("/");
   return h("a", { href, rel: "noreferrer" }, label);
 }
 
@@ -78,4 +97,13 @@ export function intervalBar(
     bar.append(dot);
   }
   return bar;
+}
+
+/** `95%`, `97.5%`: an interval's level as the text renderers write it. */
+export function levelPercent(level: number): string {
+  return `${Number((level * 100).toFixed(2))}%`;
+}
+
+export function money(value: number | null): string {
+  return value === null ? "unknown" : `$${value.toFixed(4)}`;
 }

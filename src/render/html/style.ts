@@ -133,5 +133,37 @@ a { color: var(--accent); }
 .verdict { font-size: 1.6rem; font-weight: 700; }
 .verdict.pass { color: var(--pass); } .verdict.regression { color: var(--fail); } .verdict.inconclusive { color: var(--error); }
 .warn { color: var(--error); font-size: .88rem; margin: 4px 0; }
+.headline { border-left: 6px solid var(--muted); }
+.headline .verdict-word { font-size: 2rem; font-weight: 750; letter-spacing: .02em; line-height: 1.2;
+  overflow-wrap: anywhere; }
+.headline .rule { margin: 6px 0 0; font-size: 1rem; font-variant-numeric: tabular-nums; }
+.headline.passed { border-left-color: var(--pass); } .headline.passed .verdict-word { color: var(--pass); }
+.headline.failed, .headline.regression { border-left-color: var(--fail); }
+.headline.failed .verdict-word, .headline.regression .verdict-word { color: var(--fail); }
+.headline.inconclusive, .headline.budget_exhausted, .headline.interrupted { border-left-color: var(--error); }
+.headline.inconclusive .verdict-word, .headline.budget_exhausted .verdict-word,
+.headline.interrupted .verdict-word { color: var(--error); }
+.headline.leaderboard { border-left-color: var(--accent); } .headline.leaderboard .verdict-word { font-size: 1.5rem; }
+.stats.counts { margin: 0 0 16px; }
+.input { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--surface-2); border-radius: 8px;
+  padding: 8px 10px; max-height: 280px; overflow: auto; }
+.warnings ul { margin: 0; padding-left: 20px; color: var(--error); font-size: .9rem; }
+.run-title { font-size: 1rem; margin: 8px 0; }
+figure { margin: 0; }
+figcaption { color: var(--muted); font-size: .85rem; max-width: 48rem; }
+svg.pareto { max-width: 100%; height: auto; font-size: 12px; }
+svg.pareto .axis, svg.pareto .tick { stroke: var(--text); }
+svg.pareto .grid { stroke: var(--border); }
+svg.pareto .interval { stroke: var(--whisker); stroke-width: 2; }
+svg.pareto .mark { fill: var(--surface); stroke: var(--whisker); stroke-width: 2; }
+svg.pareto .front-mark { fill: var(--whisker); }
+svg.pareto .front { stroke: var(--whisker); stroke-width: 1.5; stroke-dasharray: 5 4; }
+svg.pareto text { fill: var(--text); }
+table.leaderboard { font-size: .9rem; }
+table.leaderboard caption { text-align: left; padding-bottom: 6px; color: var(--muted); }
+table.leaderboard tbody th { font-weight: normal; font-family: var(--mono); font-size: .85rem; overflow-wrap: anywhere;
+  text-transform: none; letter-spacing: 0; color: var(--text); min-width: 12ch; }
+table.leaderboard tr.best th, table.leaderboard tr.best td { font-weight: 650; }
+table.leaderboard td { font-variant-numeric: tabular-nums; }
 footer { color: var(--muted); font-size: .8rem; text-align: center; margin-top: 24px; }
 `;

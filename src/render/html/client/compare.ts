@@ -1,4 +1,5 @@
-import type { CompareView, PageModel } from "../model.js";
+import type { CompareBlock } from "../../../report/blocks.js";
+import type { RunDocument } from "../../../report/document.js";
 import { count, fixed, h, intervalBar, percent, signed } from "./dom.js";
 import { stat } from "./summary.js";
 
@@ -9,9 +10,9 @@ const VERDICT_TEXT = {
 } as const;
 
 /** The paired delta with its interval, the margin and the verdict, as `eb compare` gives them. */
-export function compareSummary(model: PageModel, c: CompareView): HTMLElement {
-  const ci = `${percent(c.level)} CI [${signed(c.low)}, ${signed(c.high)}]`;
-  const span = Math.max(0.1, Math.abs(c.low), Math.abs(c.high), c.margin * 2);
+export function compareSummary(base: RunDocument, cand: RunDocument, c: CompareBlock): HTMLElement {
+  const ci = `${percent(c.ci_level)} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}]`;
+  const span = Math.max(0.1, Math.abs(c.ci_low), Math.abs(c.ci_high), c.margin * 2);
   const scale = {
     min: -span,
     max: span,
@@ -20,8 +21,7 @@ export function compareSummary(model: PageModel, c: CompareView): HTMLElement {
       { at: -c.margin, class: "margin", label: `margin −${c.margin}` },
     ],
   };
-  const broke = Object.values(c.changes).filter((change) => change === "broke").length;
-  const fixedCount = Object.values(c.changes).filter((change) => change === "fixed").length;
+  const changed = Object.values(c.changes).filter((change) => change === "changed").length;
   return h(
     "section",
     { class: "card", "aria-labelledby": "compare-title" },
@@ -34,19 +34,23 @@ export function compareSummary(model: PageModel, c: CompareView): HTMLElement {
         {},
         h(
           "div",
-          { class: `verdict ${c.verdict}`, "data-test": "verdict" },
+          { class: `verdict ${c.verdict}`, "data-test": "compare-verdict" },
           c.verdict.toUpperCase(),
         ),
         h("div", { class: "big", "data-test": "delta" }, signed(c.delta)),
-        h("div", { class: "ci" }, `paired delta · ${ci} over ${count(c.n)} items (${c.method})`),
+        h(
+          "div",
+          { class: "ci" },
+          `paired delta · ${ci} over ${count(c.paired)} items (${c.ci_method})`,
+        ),
       ),
       h(
         "div",
         {},
         intervalBar(
           c.delta,
-          c.low,
-          c.high,
+          c.ci_low,
+          c.ci_high,
           scale,
           `delta ${signed(c.delta)}, ${ci}, margin ${c.margin}`,
         ),
@@ -62,24 +66,27 @@ export function compareSummary(model: PageModel, c: CompareView): HTMLElement {
           { class: "note" },
           `${VERDICT_TEXT[c.verdict]} (margin ${c.margin}; the dashed line).`,
         ),
-        h(
-          "p",
-          { class: "note" },
-          `Smallest regression this run could detect (80% power): ${c.mde === null ? "n/a" : c.mde.toFixed(4)}` +
-            (c.itemsNeeded !== null && c.verdict === "inconclusive"
-              ? ` · about ${count(c.itemsNeeded)} items would tell a drop of ${c.margin}`
-              : ""),
-        ),
+        h("p", { class: "note" }, mdeText(c)),
       ),
     ),
     h(
       "div",
       { class: "stats" },
-      stat("broke", count(broke)),
-      stat("fixed", count(fixedCount)),
-      stat("baseline pass rate", fixed(model.base?.stats.pass_rate ?? null)),
-      stat("candidate pass rate", fixed(model.run.stats.pass_rate)),
+      stat("broke", count(c.broke.length), "score dropped"),
+      stat("fixed", count(c.fixed.length), "score rose"),
+      stat("changed", count(changed), "same score, other outcome or answer"),
+      stat("baseline pass rate", fixed(base.stats.pass_rate)),
+      stat("candidate pass rate", fixed(cand.stats.pass_rate)),
     ),
     ...c.warnings.map((warning) => h("p", { class: "warn" }, `⚠ ${warning}`)),
   );
+}
+
+function mdeText(c: CompareBlock): string {
+  const mde = c.mde === null ? "n/a" : c.mde.toFixed(4);
+  const needed =
+    c.items_needed !== null && c.verdict === "inconclusive"
+      ? ` · about ${count(c.items_needed)} items would tell a drop of ${c.margin}`
+      : "";
+  return `Smallest regression this run could detect (80% power): ${mde}${needed}`;
 }

@@ -1,5 +1,5 @@
-import type { StratumDelta } from "../../stats/compare.js";
-import type { PairwiseView, RunView } from "../model.js";
+import type { CompareBlock, PairwiseBlock } from "../../../report/blocks.js";
+import type { RunDocument } from "../../../report/document.js";
 import { fixed, h, intervalBar, percent, signed } from "./dom.js";
 
 interface ChartRow {
@@ -12,8 +12,8 @@ interface ChartRow {
 }
 
 /** One row per stratum (cases) or tag (checks): the pass rate with its interval as whiskers. */
-export function breakdownChart(run: RunView): HTMLElement | null {
-  const b = run.breakdown;
+export function breakdownChart(doc: RunDocument): HTMLElement | null {
+  const b = doc.summary.breakdown;
   if (b === null || b.groups.length === 0) return null;
   const rows = b.groups.map((g) => ({
     name: g.name,
@@ -36,7 +36,7 @@ export function breakdownChart(run: RunView): HTMLElement | null {
 }
 
 /** The compare page's per-stratum deltas, on [-1, 1] with 0 and the margin marked. */
-export function deltaChart(strata: readonly StratumDelta[], margin: number): HTMLElement | null {
+export function deltaChart(strata: CompareBlock["strata"], margin: number): HTMLElement | null {
   if (strata.length < 2) return null;
   const rows = strata.map((s) => ({
     name: s.stratum,
@@ -59,7 +59,7 @@ export function deltaChart(strata: readonly StratumDelta[], margin: number): HTM
 }
 
 /** A pairwise run's net win rate per stratum, on [-1, 1] with 0 and the margin marked. */
-export function netWinChart(p: PairwiseView): HTMLElement | null {
+export function netWinChart(p: PairwiseBlock): HTMLElement | null {
   if (p.strata.length < 2) return null;
   const figure = (value: number | null) => (value === null ? "n/a" : signed(value));
   const rows = p.strata.map((s) => ({
