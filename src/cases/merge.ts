@@ -11,7 +11,7 @@ export function mergeCases(cwd?: string): MergeKind {
   const versions = new CaseTally();
   return {
     add: (row) => versions.add(row),
-    finish: async (shards, context, config) => {
+    finish: async (shards, context, config, scrub) => {
       const manifest = shards[0]!.manifest;
       if (manifest.kind !== "cases") throw new TypeError("not a case run");
       const cases = await caseOrder(manifest, context.tally, cwd);
@@ -39,6 +39,8 @@ export function mergeCases(cwd?: string): MergeKind {
         budgetExceeded: shards.some(
           (run) => run.manifest.kind === "cases" && run.manifest.budget_exceeded === true,
         ),
+        formats: config.reportFormats,
+        scrub,
       });
     },
   };

@@ -1,5 +1,5 @@
 import type { Pricing } from "../config/schema.js";
-import { runMarkdown } from "../render/run-markdown.js";
+import { type RunFormat, runFiles } from "../render/files.js";
 import type {
   CaseClosing,
   CaseConcurrency,
@@ -11,6 +11,7 @@ import { isoUtc } from "../run/provenance.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import { redactUrl } from "../secrets/redact.js";
+import { scrubStrings } from "../secrets/scrub-strings.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import { type BatchAnswers, batchedJudge, batchedTarget, batchPrepass, sampleId } from "./batch.js";
 import { Estimator } from "./estimate.js";
@@ -129,8 +130,10 @@ async function finish(
     concurrency: concurrencyOf(plan),
     budget: plan.budget && { max_cost: plan.budget.maxCost, spent: plan.budget.spentSoFar },
     budgetExceeded: plan.budget?.exceeded ?? false,
+    formats: plan.config.reportFormats,
+    scrub: plan.scrubber.scrub,
   });
-  return { ...finished, warnings };
+  return { ...finished, warnings: [...warnings, ...finished.warnings] };
 }
 
 /** What a case run's reports need beyond its rows. */
@@ -145,6 +148,9 @@ export interface CaseRunMeta {
   /** `--max-cost` and the spend; null without a cap. */
   budget: { max_cost: number; spent: number } | null;
   budgetExceeded: boolean;
+  /** The formats of `[report] formats`, and the scrub of the run's secrets. */
+  formats: readonly RunFormat[];
+  scrub: (text: string) => string;
 }
 
 /** The reports of a case run: for a run as it ends, and for shards merged (`eb merge`). */
@@ -173,13 +179,13 @@ export function finishedCases(
     },
     { pricing: meta.pricing },
   );
+  const { files, problems } = runFiles(scrubStrings(report, meta.scrub), meta.formats);
   return {
     report,
-    markdown: runMarkdown(report),
-    document: report,
+    files,
     passed: report.run_passed,
     closing: closingFields(report),
-    warnings: [],
+    warnings: problems,
   };
 }
 

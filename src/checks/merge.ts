@@ -8,7 +8,7 @@ import { finishedChecks, judgeOf } from "./suite.js";
 /** `eb merge` of `eb run` shards: the check run's reports, and each shard's `checks/` files. */
 export function mergeChecks(): MergeKind {
   return {
-    finish: async (shards, context, config) => {
+    finish: async (shards, context, config, scrub) => {
       const first = shards[0]!;
       if (first.manifest.kind !== "checks") throw new TypeError("not a check run");
       return finishedChecks(checkResults(shards), context, {
@@ -19,6 +19,8 @@ export function mergeChecks(): MergeKind {
         planned: Object.keys(first.manifest.definitions).map((id) => ({ id })),
         samples: first.manifest.samples,
         judge: judgeOf(first.manifest),
+        formats: config.reportFormats,
+        scrub,
       });
     },
     copy: copyCheckFiles,

@@ -5,12 +5,13 @@ import type { Config } from "../config/load.js";
 import type { Pricing } from "../config/schema.js";
 import { InputError } from "../errors.js";
 import type { PythonInterpreter } from "../process/python.js";
-import { runMarkdown } from "../render/run-markdown.js";
+import { type RunFormat, runFiles } from "../render/files.js";
 import type { Outcome } from "../report/document.js";
 import type { HarnessSettings, StoredRow } from "../report/record.js";
 import { isoUtc } from "../run/provenance.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { scrubStrings } from "../secrets/scrub-strings.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import type { ExecContext, PreparedCheck } from "./executors/types.js";
 import { buildCheckReport, type CheckReport, type CheckResult, mergeSamples } from "./report.js";
@@ -143,6 +144,8 @@ async function finish(
         items.map((item) => item.prepared),
       ),
     ),
+    formats: config.reportFormats,
+    scrub: scrubber.scrub,
   });
 }
 
@@ -183,6 +186,9 @@ export interface CheckRunMeta {
   lines?: ReadonlyMap<string, number>;
   samples: number;
   judge: string | null;
+  /** The formats of `[report] formats`, and the scrub of the run's secrets. */
+  formats: readonly RunFormat[];
+  scrub: (text: string) => string;
 }
 
 /**
@@ -215,13 +221,13 @@ export function finishedChecks(
     },
     { pricing: meta.pricing },
   );
+  const { files, problems } = runFiles(scrubStrings(report, meta.scrub), meta.formats);
   return {
     report,
-    markdown: runMarkdown(report),
-    document: report,
+    files,
     passed: report.run_passed,
     closing: {},
-    warnings: [],
+    warnings: problems,
   };
 }
 

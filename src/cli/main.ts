@@ -133,6 +133,7 @@ const EVAL_SETTINGS = [
   "eval.cache_dir",
   "eval.pass_threshold",
   "core.shard",
+  "report.formats",
 ] as const satisfies readonly SettingId[];
 
 const EVAL_HELP = `

@@ -63,6 +63,7 @@ export const RUN_SETTINGS = [
   "core.samples",
   "core.shard",
   "core.python",
+  "report.formats",
   ...HARNESS_SETTINGS,
 ] as const satisfies readonly SettingId[];
 

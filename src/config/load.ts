@@ -15,6 +15,8 @@ import {
   envName,
   flagName,
   parseText,
+  type ReportFormat,
+  reportFormatsOf,
   SETTINGS,
   type Setting,
   type SettingId,
@@ -92,6 +94,8 @@ export interface Config {
   harness: HarnessConfig;
   agents: Record<string, AgentOverride>;
   eval: EvalConfig;
+  /** `[report] formats`: what a run folder holds beside rows.jsonl and report.json. */
+  reportFormats: ReportFormat[];
   /** `[pricing."MODEL"]`: dollars per million input and output tokens. */
   pricing: Pricing;
   /** Things worth telling the user that do not stop the run (legacy keys). */
@@ -165,6 +169,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       cacheDir: path.resolve(projectRoot, get("eval.cache_dir")),
       passThreshold: get("eval.pass_threshold"),
     },
+    reportFormats: reportFormatsOf(get("report.formats")),
     pricing: file.data.pricing ?? {},
     warnings: file.warnings,
   };

@@ -33,6 +33,7 @@ export const fileSchema = z.strictObject({
     .optional(),
   agents: z.record(z.string(), agentOverrideSchema).optional(),
   eval: evalSectionSchema.optional(),
+  report: z.strictObject(sectionShape("report")).optional(),
   pricing: z.record(z.string(), priceSchema).optional(),
 });
 export type ConfigFile = z.output<typeof fileSchema>;

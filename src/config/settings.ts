@@ -6,7 +6,7 @@ import { parseShard, SHARD_HELP } from "./shard-spec.js";
  * Every scalar setting, once: its TOML place, default, EVAL_BANANA_* variable, flag, help and
  * `eb init` line all come from this table, so they cannot drift apart.
  */
-export type Section = "core" | "harness" | "eval";
+export type Section = "core" | "harness" | "eval" | "report";
 export type Kind = "string" | "number" | "integer";
 type Value = string | number;
 
@@ -49,6 +49,14 @@ const answerMegabytes = z
   .max(500, "must be at most 500 (an answer is held as one string)");
 const fraction = z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1");
 const count = z.number().int("must be a whole number").min(0, "must be 0 or more");
+const reportFormats = text.refine(
+  (value) =>
+    value
+      .split(",")
+      .map((name) => name.trim())
+      .every((name) => ["md", "html", "none", ""].includes(name)),
+  "must list md, html or none, comma-separated",
+);
 
 export const SETTINGS = [
   {
@@ -292,7 +300,31 @@ export const SETTINGS = [
     default: 1,
     help: "minimum share of case samples that must pass (0.0-1.0); any error sample fails the run",
   },
+  {
+    section: "report",
+    key: "formats",
+    env: "REPORT_FORMATS",
+    flag: "--report-formats",
+    kind: "string",
+    schema: reportFormats,
+    default: "md,html",
+    placeholder: "LIST",
+    help: "what a run folder holds beside rows.jsonl and report.json, comma-separated: md (report.md), html (report.html); none for neither",
+  },
 ] as const satisfies readonly Setting[];
+
+/** The formats `[report] formats` names, in the order written. */
+export const REPORT_FORMATS = ["md", "html"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** `md,html` as the list it names; `none` (or nothing) is the empty list. */
+export function reportFormatsOf(value: string): ReportFormat[] {
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "" && name !== "none");
+  return REPORT_FORMATS.filter((format) => names.includes(format));
+}
 
 export type SettingEntry = (typeof SETTINGS)[number];
 type IdOf<E> = E extends { section: infer S extends string; key: infer K extends string }

@@ -40,6 +40,9 @@ ${sectionLines("harness")}
 # Settings of \`eb eval\` (JSONL cases sent to a model endpoint or a command).
 # The API key is never read from this file: export EVAL_BANANA_API_KEY or OPENAI_API_KEY.
 ${sectionLines("eval")}
+
+[report]
+${sectionLines("report")}
 `;
 
 function sectionLines(section: Section): string {

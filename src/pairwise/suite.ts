@@ -3,10 +3,12 @@ import type { Endpoint } from "../cases/plan.js";
 import { costOf, tokensOf } from "../cases/price.js";
 import type { Config, EvalConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
+import { runFiles } from "../render/files.js";
 import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../report/record.js";
 import { isoUtc } from "../run/provenance.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import { redactUrl } from "../secrets/redact.js";
+import { scrubStrings } from "../secrets/scrub-strings.js";
 import { pairwiseDocument } from "./document.js";
 import { judgePair, pairPrompts, textsOf } from "./judge-pair.js";
 import type { PairInputs, PairItem } from "./pairs.js";
@@ -175,13 +177,19 @@ async function finish(
     samples: plan.inputs.samples,
     inconclusive: plan.inconclusive,
   };
+  const document = scrubStrings(
+    pairwiseDocument(report, context, meta),
+    plan.endpoint.scrubber.scrub,
+  );
+  const { files, problems } = runFiles(document, plan.config.reportFormats, () =>
+    pairwiseMarkdown(report),
+  );
   return {
     report,
-    markdown: pairwiseMarkdown(report),
-    document: pairwiseDocument(report, context, meta),
+    files,
     passed: report.run_passed,
     closing: { judge_model_versions: report.judge_model_versions },
-    warnings,
+    warnings: [...warnings, ...problems],
   };
 }
 

@@ -1,8 +1,8 @@
 import { signed } from "../render/compare-text.js";
+import { PAIR_VERDICT_TEXT } from "../render/pair-verdict-text.js";
 import { cell } from "../render/stats-markdown.js";
 import type { ItemStats, PairStats, PairwiseReport } from "./report.js";
 import { MIN_CONSISTENCY } from "./stats.js";
-import { PAIR_VERDICT_TEXT } from "./verdict-text.js";
 
 /** Cases listed on the console; report.md lists every one. */
 const CASES_SHOWN = 20;

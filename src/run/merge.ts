@@ -18,7 +18,7 @@ import { RowTally } from "../report/row-tally.js";
 import { secretValues } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
-import { writeHtmlReport, writeReports } from "./reports.js";
+import { writeReports } from "./reports.js";
 import { readManifest } from "./rows.js";
 import { createRunFolder, ROWS_FILE } from "./run-folder.js";
 import { commandText } from "./run-suite.js";
@@ -44,6 +44,7 @@ export interface MergeKind {
     shards: readonly ShardRun[],
     context: FinishContext,
     config: Config,
+    scrub: (text: string) => string,
   ): Promise<MergedReports>;
   /** Copies the kind's own files of each shard into the merged run folder. */
   copy?(shards: readonly ShardRun[], runDir: string): Promise<void>;
@@ -108,11 +109,11 @@ export async function mergeShards(options: MergeOptions, kinds: MergeKinds): Pro
   const scrubber = createScrubber(secretValues(environmentOf(options)));
   const { runId, runDir } = await mergedFolder(config, options);
   const context = finishContext(shards, { runId, runDir }, rows.tally, options.argv ?? null);
-  const finished = await kind.finish(shards, context, config);
+  const finished = await kind.finish(shards, context, config, scrubber.scrub);
   await writeRows(runDir, mergedManifest(shards, context, finished, options), rows.lines, scrubber);
   await kind.copy?.(shards, runDir);
-  await writeReports(runDir, finished, scrubber.scrub);
-  await writeHtmlReport(runDir, finished.document, scrubber.scrub, warn);
+  const unwritten = await writeReports(runDir, finished, scrubber.scrub);
+  for (const warning of [...finished.warnings, ...unwritten]) warn(warning);
   return {
     runDir,
     report: finished.report,

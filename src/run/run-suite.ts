@@ -10,7 +10,7 @@ import { lockRunFolder, type RunLock } from "./lock.js";
 import type { RunOptions } from "./options.js";
 import { runPool } from "./pool.js";
 import { gitCommit, isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
-import { writeHtmlReport, writeReports } from "./reports.js";
+import { writeReports } from "./reports.js";
 import { RowWriter } from "./rows.js";
 import { createRunFolder, ROWS_FILE, reopenRunFolder, rowsFileOf } from "./run-folder.js";
 import type { RunProgress, Suite, SuiteItem } from "./suite.js";
@@ -109,7 +109,8 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
   for (const warning of finished.warnings) options.onWarning?.(suite.scrubber.scrub(warning));
   // Every row on disk before a report counts it: a write that failed stops the run here.
   run.rows.flush();
-  await writeReports(run.runDir, finished, suite.scrubber.scrub);
+  const unwritten = await writeReports(run.runDir, finished, suite.scrubber.scrub);
+  for (const warning of unwritten) options.onWarning?.(warning);
   const closed = run.rows.close({
     ended_at: isoUtc(completedAt),
     interrupted,
@@ -121,9 +122,6 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
       `${run.rows.path}: the closing manifest fields did not fit on its first line; report.json has them`,
     );
   }
-  await writeHtmlReport(run.runDir, finished.document, suite.scrubber.scrub, (message) =>
-    options.onWarning?.(message),
-  );
   const exitCode = interrupted ? EXIT.interrupted : finished.passed ? EXIT.passed : EXIT.fellShort;
   return { report: finished.report, runDir: run.runDir, exitCode };
 }

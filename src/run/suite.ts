@@ -1,4 +1,4 @@
-import type { RunDocument, RunProvenance } from "../report/document.js";
+import type { RunProvenance } from "../report/document.js";
 import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "../report/record.js";
 import type { RowTally, TallyOptions } from "../report/row-tally.js";
 import type { Scrubber } from "../secrets/scrubber.js";
@@ -32,9 +32,8 @@ export interface FinishContext {
 export interface Finished<K extends RunKind, R> {
   /** Written as report.json. */
   report: R;
-  markdown: string;
-  /** What report.html shows: a check or case run's report is its document. */
-  document: RunDocument;
+  /** The run folder's other reports (report.md, report.html), rendered by the front door. */
+  files: readonly { name: string; text: string }[];
   /** The gate: threshold met and no error sample. */
   passed: boolean;
   /** Manifest fields known only now (they must fit in `manifestRoom`). */

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { InputError } from "../../src/errors.js";
+import { htmlPage } from "../../src/render/html/page.js";
 import { buildDocument, type RunDocument } from "../../src/report/document.js";
 import type { CheckRow } from "../../src/report/record.js";
 import type { RowTally } from "../../src/report/row-tally.js";
@@ -83,8 +84,13 @@ function fakeSuite(options: Options = {}) {
     },
     finish: async (context) => ({
       report: { rows: context.tally.samples },
-      markdown: "# fake\n",
-      document: documentOf(context.tally),
+      files: [
+        { name: "report.md", text: "# fake\n" },
+        {
+          name: "report.html",
+          text: htmlPage({ documents: [documentOf(context.tally)], leaderboard: null }),
+        },
+      ],
       passed: context.tally.samples > 0 && context.tally.items.size === items.length,
       closing: {},
       warnings: [],
@@ -213,8 +219,7 @@ describe("runSuite", () => {
     const failing = fakeSuite({ items: 1 });
     failing.suite.finish = async (context) => ({
       report: { rows: 0 },
-      markdown: "",
-      document: documentOf(context.tally),
+      files: [],
       passed: false,
       closing: {},
       warnings: [],

@@ -1,5 +1,5 @@
-import { PAIR_VERDICT_TEXT } from "../../../pairwise/verdict-text.js";
 import type { PairwiseBlock } from "../../../report/blocks.js";
+import { PAIR_VERDICT_TEXT } from "../../pair-verdict-text.js";
 import { count, fixed, h, intervalBar, percent, signed } from "./dom.js";
 import { stat } from "./summary.js";
 
