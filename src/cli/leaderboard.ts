@@ -15,7 +15,6 @@ import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { type ReportFlags, reportCommand } from "./report.js";
 import { runLocation } from "./run-location.js";
-import { writeWhole } from "./write-whole.js";
 
 /** `eb report RUN…`: one run's statistics, or with several runs their leaderboard. */
 export async function reportRuns(runs: readonly string[], flags: ReportFlags) {

@@ -217,7 +217,7 @@ describe("runSuite", () => {
   it("exit 1 when the suite's gate says it fell short", async () => {
     const config = await configIn();
     const failing = fakeSuite({ items: 1 });
-    failing.suite.finish = async (context) => ({
+    failing.suite.finish = async () => ({
       report: { rows: 0 },
       files: [],
       passed: false,
