@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ChatRequest } from "../model/chat.js";
+import { responseLimitBytes } from "../model/response-limit.js";
 import { storedResult } from "../model/stored-result.js";
 import type { CaseTarget } from "../model/types.js";
 import {
@@ -145,6 +146,7 @@ async function sendRound(
       signal: context.signal,
       onStatus: onStatus && ((status) => onStatus({ ...status, round })),
       scrub: plan.scrubber.scrub,
+      maxResponseBytes: responseLimitBytes(plan.settings.maxResponseMb),
     },
   );
   if (result === null) return null;

@@ -8,6 +8,7 @@ import { createCommandTarget, missingProgram } from "../model/command-target.js"
 import { Limiters } from "../model/limiter.js";
 import { redactUrl } from "../model/redact.js";
 import { AccessRefusedError } from "../model/refused.js";
+import { responseLimitBytes } from "../model/response-limit.js";
 import { isRateLimit } from "../model/retry.js";
 import type { CaseTarget, ChatResult } from "../model/types.js";
 import { configOf, flagGiven, resumedConfig } from "../run/options.js";
@@ -469,7 +470,7 @@ async function chatTarget(
     timeoutMs: settings.timeoutSeconds * 1000,
     maxRetries: settings.maxRetries,
     maxRetryWaitMs: settings.maxRetryWaitSeconds * 1000,
-    maxResponseBytes: settings.maxResponseMb * 1_000_000,
+    maxResponseBytes: responseLimitBytes(settings.maxResponseMb),
     cache,
     limiters,
   });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { EXIT, RunStoppedError } from "../errors.js";
 import { withoutAuthorization } from "./chat.js";
 import { redactUrl } from "./redact.js";
+import { tooLargeText } from "./response-limit.js";
 
 /** One request of a batch: its body as a direct call would send it. */
 export interface BatchLine {
@@ -39,6 +40,8 @@ export interface BatchOptions {
   onStatus?: ((status: BatchStatus) => void) | undefined;
   /** Applied to what the API sends back before it is written or shown (the run's scrubber). */
   scrub: (text: string) => string;
+  /** The largest answer body taken (`[eval] max_response_mb`): a larger one is a failed line. */
+  maxResponseBytes: number;
 }
 
 /** OpenAI's limit on the requests of one batch. */
@@ -66,7 +69,7 @@ export async function runBatch(
     for (const id of ids) {
       const batch = await finished(client, id, options);
       if (batch === null) return null;
-      await collect(client, batch, outcomes);
+      await collect(client, batch, outcomes, options.maxResponseBytes);
       // A batch that ended early is the likelier reason for a request without an answer.
       if (batch.status === "completed") reasons.push(unansweredReason(batch));
       else reasons.unshift(unansweredReason(batch));
@@ -188,6 +191,7 @@ async function collect(
   client: OpenAI,
   batch: Batch,
   outcomes: Map<string, BatchOutcome>,
+  maxBytes: number,
 ): Promise<void> {
   for (const fileId of [batch.output_file_id, batch.error_file_id]) {
     if (!fileId) continue;
@@ -196,7 +200,7 @@ async function collect(
       if (raw.trim() === "") continue;
       // A line that is not one leaves its request unanswered: it gets the batch's reason.
       const parsed = lineSchema.safeParse(jsonOrNull(raw));
-      if (parsed.success) outcomes.set(parsed.data.custom_id, outcomeOf(parsed.data));
+      if (parsed.success) outcomes.set(parsed.data.custom_id, outcomeOf(parsed.data, maxBytes));
     }
   }
 }
@@ -215,9 +219,14 @@ function unansweredReason(batch: Batch): string {
   return `batch ${batch.id} ${reasons[batch.status] ?? "returned no answer for this request"}`;
 }
 
-function outcomeOf(line: z.infer<typeof lineSchema>): BatchOutcome {
+/** A line's outcome; an answer over the limit fails as a direct call's does, so none is cached. */
+function outcomeOf(line: z.infer<typeof lineSchema>, maxBytes: number): BatchOutcome {
   const { response, error } = line;
-  if (response && response.status_code === 200) return { ok: true, body: response.body };
+  if (response && response.status_code === 200) {
+    const bytes = Buffer.byteLength(JSON.stringify(response.body) ?? "");
+    if (bytes > maxBytes) return { ok: false, error: `batch: ${tooLargeText(maxBytes)}` };
+    return { ok: true, body: response.body };
+  }
   if (error?.message)
     return { ok: false, error: `batch: ${error.code ?? "error"}: ${error.message}` };
   const body = z.object({ error: z.object({ message: z.string() }) }).safeParse(response?.body);

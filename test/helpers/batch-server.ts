@@ -23,7 +23,8 @@ export type LineAnswer =
 /**
  * A loopback OpenAI API with `/v1/files` (multipart upload, content download), `/v1/batches`
  * (create; retrieve steps through `steps`, then stays in_progress while `hold` says so) and
- * `/v1/chat/completions` answering "echo: <last message>", as the batch lines do by default.
+ * `/v1/chat/completions` answering the text `answer` gives its request (else the echo), as the
+ * batch lines do.
  */
 export interface BatchServer {
   server: LoopbackServer;
@@ -116,7 +117,10 @@ export async function startBatchServer(): Promise<BatchServer> {
   mock.server.script = (request): Reply => {
     const { method, url } = request;
     if (url.endsWith("/chat/completions")) {
-      return { body: completion(`echo: ${lastContent(request)}`) };
+      // A direct call gets the text its batch line would (by default the echo).
+      const answer = mock.answer({ custom_id: "direct", body: request.json as InputLine["body"] });
+      const text = typeof answer === "object" && "text" in answer ? answer.text : null;
+      return { body: completion(text ?? `echo: ${lastContent(request)}`) };
     }
     if (method === "POST" && url.endsWith("/files"))
       return { body: addFile(uploaded(request.body)) };
