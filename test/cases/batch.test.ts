@@ -124,10 +124,14 @@ describe("eb eval --batch", () => {
   });
 
   it("refuses an answer over max_response_mb as a direct call does, and does not cache it", async () => {
-    const big = "x".repeat(12_000_000);
+    // Just over the limit (read whole, then measured), and more than a line's room over it
+    // (not read past its custom_id).
+    const over = "x".repeat(10_500_000);
+    const far = "x".repeat(12_000_000);
     mock.answer = (line) => {
       const content = line.body.messages.at(-1)?.content;
-      return { text: content === "beta" ? big : `echo: ${content}` };
+      if (content !== "beta") return { text: `echo: ${content}` };
+      return { text: line.custom_id === "beta#0" ? over : far };
     };
     const root = project();
     const batched = await evalIn(root, "batched", BATCH);
@@ -157,6 +161,15 @@ describe("eb eval --batch", () => {
     ]);
     for (const row of again.filter((r) => r.id === "beta")) expect(row.error).toContain(tooLarge);
   });
+
+  it("reads an output file larger than the longest string (600 MiB) as it streams in", async () => {
+    mock.padding = 600 * 2 ** 20;
+    const root = project();
+    const run = await evalIn(root, "run", BATCH);
+    expect(run.code, run.stderr).toBe(0);
+    expect(rowsOf(path.join(root, "run")).map((r) => r.status)).toEqual(Array(6).fill("passed"));
+    expect(mock.chatRequests()).toHaveLength(0);
+  }, 120_000);
 
   it("makes the requests an expired batch left unanswered error rows saying it expired", async () => {
     mock.steps = ["in_progress", "expired"];
