@@ -1,5 +1,7 @@
 import path from "node:path";
+import type { BatchOutcome } from "../model/batch.js";
 import type { ChatRequest } from "../model/chat.js";
+import { responseLimitBytes } from "../model/response-limit.js";
 import { storedResult } from "../model/stored-result.js";
 import type { CaseTarget } from "../model/types.js";
 import {
@@ -123,7 +125,10 @@ async function judgeCalls(
   return { calls, keys };
 }
 
-/** Sends one round's calls as a batch (or polls the one its run folder records) and caches the answers. */
+/**
+ * Sends one round's calls as a batch (or polls the one its run folder records) and caches each
+ * answer as its line comes in.
+ */
 async function sendRound(
   plan: Plan,
   chat: ChatModule,
@@ -145,27 +150,45 @@ async function sendRound(
       signal: context.signal,
       onStatus: onStatus && ((status) => onStatus({ ...status, round })),
       scrub: plan.scrubber.scrub,
+      maxResponseBytes: responseLimitBytes(plan.settings.maxResponseMb),
+      onOutcome: async (id, line) => {
+        const call = calls.get(id);
+        if (call !== undefined) await settle(plan, chat, { id, call, line }, outcome);
+      },
     },
   );
   if (result === null) return null;
-  for (const [id, { request, sample }] of calls) {
-    const line = result.outcomes.get(id) ?? { ok: false, error: result.missing };
-    if (!line.ok) {
-      outcome.failed.set(id, line.error);
-      continue;
-    }
-    try {
-      const answer = chat.interpretCompletion(line.body, request.model);
-      await plan.cache.set(
-        chat.answerKey(plan.settings.apiBase, request, sample),
-        storedResult({ ...answer, ms: 0, cached: false }),
-      );
-      outcome.answered.add(id);
-    } catch (error) {
-      outcome.failed.set(id, `batch: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  for (const id of calls.keys()) {
+    const settled = outcome.answered.has(id) || outcome.failed.has(id);
+    if (!settled) outcome.failed.set(id, result.missing);
   }
   return outcome;
+}
+
+/** Caches an answered line under the key a direct call uses; notes a failed one's reason. */
+async function settle(
+  plan: Plan,
+  chat: ChatModule,
+  { id, call, line }: { id: string; call: Call; line: BatchOutcome },
+  outcome: RoundResult,
+): Promise<void> {
+  // A later line for the request overrides an earlier one.
+  outcome.answered.delete(id);
+  outcome.failed.delete(id);
+  if (!line.ok) {
+    outcome.failed.set(id, line.error);
+    return;
+  }
+  try {
+    const answer = chat.interpretCompletion(line.body, call.request.model);
+    await plan.cache.set(
+      chat.answerKey(plan.settings.apiBase, call.request, call.sample),
+      storedResult({ ...answer, ms: 0, cached: false }),
+    );
+    outcome.answered.add(id);
+  } catch (error) {
+    outcome.failed.set(id, `batch: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /**

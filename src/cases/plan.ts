@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { type Config, type EvalConfig, environmentOf } from "../config/load.js";
-import { EXIT, InputError, RunStoppedError } from "../errors.js";
+import { InputError } from "../errors.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatRequest, ChatTarget } from "../model/chat.js";
 import { createCommandTarget, missingProgram } from "../model/command-target.js";
+import { FailureStop } from "../model/failure-stop.js";
 import { Limiters } from "../model/limiter.js";
-import { AccessRefusedError } from "../model/refused.js";
+import { responseLimitBytes } from "../model/response-limit.js";
 import { isRateLimit } from "../model/retry.js";
 import type { CaseTarget, ChatResult } from "../model/types.js";
 import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "../report/record.js";
@@ -101,6 +102,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const endpoint = await openEndpoint(options, { settings, config }, { model, judgeModel }, signal);
   const { scrubber, cache, cached, limiters, budget, chat, race, judge, judgeVersions } = endpoint;
   const built = await buildTarget(request, { chat, cache, settings, cwd, options });
+  const stop = endpoint.failureStop("the target");
   return {
     config,
     settings,
@@ -109,7 +111,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     casesSha256: loaded.sha256,
     target: {
       complete: (input, sample, callSignal) =>
-        race(built.target.complete(input, sample, callSignal)),
+        race(stop.observe(built.target.complete(input, sample, callSignal))),
     },
     judge,
     judgeSamples: settings.judgeSamples,
@@ -142,10 +144,12 @@ export interface Endpoint {
   limiters: Limiters;
   budget: Budget | null;
   /**
-   * Chat calls through the cache, the adaptive limit per model and the budget; a refused key
-   * stops the run. Null when nothing calls the endpoint (a command target without judge).
+   * Chat calls through the cache, the adaptive limit per model and the budget. Null when nothing
+   * calls the endpoint (a command target without judge).
    */
   chat: ChatTarget | null;
+  /** The stop rule for one kind of call ("the target", "the judge"): see FailureStop. */
+  failureStop: (who: string) => FailureStop;
   /** Settles a call at once as an error when the run is interrupted. */
   race: Race;
   /** The judge (temperature 0, cached), or null without a judge model. */
@@ -175,17 +179,33 @@ export async function openEndpoint(
   const chat =
     access === null
       ? null
-      : stopOnRefusal(
-          meteredBy(budget, config, await chatTarget(settings, access.key, cached, limiters)),
-          refusalAdvice(access, settings.apiBase),
-        );
+      : meteredBy(budget, config, await chatTarget(settings, access.key, cached, limiters));
+  const refusal = access === null ? null : refusalAdvice(access, settings.apiBase);
+  const failureStop = (who: string) => new FailureStop(who, signal, refusal);
   const race = interrupter(signal);
   const judgeVersions = new Set<string>();
   const judge =
     chat && judgeModel
-      ? makeJudge(racing(recording(chat, judgeVersions), race), settings, judgeModel, signal)
+      ? makeJudge(
+          racing(recording(stopping(chat, failureStop("the judge")), judgeVersions), race),
+          settings,
+          judgeModel,
+          signal,
+        )
       : null;
-  return { access, scrubber, cache, cached, limiters, budget, chat, race, judge, judgeVersions };
+  return {
+    access,
+    scrubber,
+    cache,
+    cached,
+    limiters,
+    budget,
+    chat,
+    failureStop,
+    race,
+    judge,
+    judgeVersions,
+  };
 }
 
 /**
@@ -432,17 +452,11 @@ function refusalAdvice({ from }: EndpointAccess, apiBase: string): string {
   return `the key in ${from} was refused by ${where}: set ${from}${also} to a key it accepts`;
 }
 
-/**
- * A refused key would be refused on every call, the judge's too: the first refusal stops the
- * run (exit 2) instead of making an error row of every sample.
- */
-function stopOnRefusal(chat: ChatTarget, advice: string): ChatTarget {
+/** The chat calls under a stop rule: a refused key, or a stretch of alike failures, stops the run. */
+function stopping(chat: ChatTarget, stop: FailureStop): ChatTarget {
   return {
     complete: (request, sample, callSignal) =>
-      chat.complete(request, sample, callSignal).catch((error: unknown) => {
-        if (!(error instanceof AccessRefusedError)) throw error;
-        throw new RunStoppedError(`${error.message}. Stopped: ${advice}.`, EXIT.couldNotRun);
-      }),
+      stop.observe(chat.complete(request, sample, callSignal)),
   };
 }
 
@@ -469,7 +483,7 @@ async function chatTarget(
     timeoutMs: settings.timeoutSeconds * 1000,
     maxRetries: settings.maxRetries,
     maxRetryWaitMs: settings.maxRetryWaitSeconds * 1000,
-    maxResponseBytes: settings.maxResponseMb * 1_000_000,
+    maxResponseBytes: responseLimitBytes(settings.maxResponseMb),
     cache,
     limiters,
   });

@@ -3,7 +3,9 @@ import OpenAI, { toFile } from "openai";
 import { z } from "zod";
 import { EXIT, RunStoppedError } from "../errors.js";
 import { redactUrl } from "../secrets/redact.js";
+import { type StreamedLine, streamedLines } from "./batch-lines.js";
 import { withoutAuthorization } from "./chat.js";
+import { tooLargeText } from "./response-limit.js";
 
 /** One request of a batch: its body as a direct call would send it. */
 export interface BatchLine {
@@ -14,9 +16,8 @@ export interface BatchLine {
 /** What came back for one request: the completion body, or why there is none. */
 export type BatchOutcome = { ok: true; body: unknown } | { ok: false; error: string };
 
-/** Every line's outcome; `missing` says why a line that no file answered has no answer. */
+/** How the batches ended: `missing` says why a request no file answered has no answer. */
 export interface BatchResult {
-  outcomes: Map<string, BatchOutcome>;
   missing: string;
 }
 
@@ -39,6 +40,14 @@ export interface BatchOptions {
   onStatus?: ((status: BatchStatus) => void) | undefined;
   /** Applied to what the API sends back before it is written or shown (the run's scrubber). */
   scrub: (text: string) => string;
+  /** The largest answer body taken (`[eval] max_response_mb`): a larger one is a failed line. */
+  maxResponseBytes: number;
+  /**
+   * Each line's outcome, as the output files stream in (a later line for the same request
+   * overrides an earlier one): the files can be too large to hold, so the caller keeps what it
+   * needs of each.
+   */
+  onOutcome: (customId: string, outcome: BatchOutcome) => Promise<void>;
 }
 
 /** OpenAI's limit on the requests of one batch. */
@@ -49,8 +58,9 @@ const stateSchema = z.object({ batches: z.array(z.object({ id: z.string() })) })
 
 /**
  * Sends the lines through the Batch API, or (a resumed run) polls the batches its run folder
- * records, and returns every line's outcome; null when interrupted while polling. The batch ids
- * are recorded before the first poll, so an interrupted run resumed pays for nothing twice.
+ * records, and hands every line's outcome to `onOutcome`; null when interrupted while polling.
+ * The batch ids are recorded before the first poll, so an interrupted run resumed pays for
+ * nothing twice.
  * What the API refuses (an upload, a poll that keeps failing) stops the run: nothing is lost,
  * and --resume polls the same batches again.
  */
@@ -59,14 +69,13 @@ export async function runBatch(
   options: BatchOptions,
 ): Promise<BatchResult | null> {
   const client = batchClient(options);
-  const outcomes = new Map<string, BatchOutcome>();
   const reasons: string[] = [];
   try {
     const ids = recordedBatches(options.stateFile) ?? (await submit(client, lines, options));
     for (const id of ids) {
       const batch = await finished(client, id, options);
       if (batch === null) return null;
-      await collect(client, batch, outcomes);
+      await collect(client, batch, options);
       // A batch that ended early is the likelier reason for a request without an answer.
       if (batch.status === "completed") reasons.push(unansweredReason(batch));
       else reasons.unshift(unansweredReason(batch));
@@ -78,7 +87,7 @@ export async function runBatch(
       EXIT.couldNotRun,
     );
   }
-  return { outcomes, missing: reasons.join("; ") };
+  return { missing: reasons.join("; ") };
 }
 
 /**
@@ -183,22 +192,54 @@ const lineSchema = z.object({
   error: z.object({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 
-/** Every line of the output and error files; a request with neither gets the batch's reason. */
-async function collect(
-  client: OpenAI,
-  batch: Batch,
-  outcomes: Map<string, BatchOutcome>,
-): Promise<void> {
+/**
+ * The bytes a line holds besides its answer's body (ids, status): a line longer than the limit
+ * by more is over it, and is not read whole.
+ */
+const LINE_ROOM = 1_000_000;
+
+/**
+ * Every line of the output and error files, read as they stream in; a request with neither gets
+ * the batch's reason.
+ */
+async function collect(client: OpenAI, batch: Batch, options: BatchOptions): Promise<void> {
+  const limit = options.maxResponseBytes;
   for (const fileId of [batch.output_file_id, batch.error_file_id]) {
     if (!fileId) continue;
-    const text = await (await client.files.content(fileId)).text();
-    for (const raw of text.split("\n")) {
-      if (raw.trim() === "") continue;
-      // A line that is not one leaves its request unanswered: it gets the batch's reason.
-      const parsed = lineSchema.safeParse(jsonOrNull(raw));
-      if (parsed.success) outcomes.set(parsed.data.custom_id, outcomeOf(parsed.data));
+    const { body } = await client.files.content(fileId);
+    if (body === null) continue;
+    const chunks: AsyncIterable<Uint8Array> = body;
+    for await (const line of streamedLines(chunks, limit + LINE_ROOM)) {
+      const answer = answerOf(line, limit);
+      if (answer !== null) await options.onOutcome(answer.customId, answer.outcome);
     }
   }
+}
+
+/**
+ * A line's request and outcome; null for a line that is not one, which leaves its request
+ * unanswered (it gets the batch's reason).
+ */
+function answerOf(
+  line: StreamedLine,
+  limit: number,
+): { customId: string; outcome: BatchOutcome } | null {
+  if ("head" in line) {
+    const customId = leadingCustomId(line.head);
+    const outcome: BatchOutcome = { ok: false, error: `batch: ${tooLargeText(limit)}` };
+    return customId === null ? null : { customId, outcome };
+  }
+  if (line.text.trim() === "") return null;
+  const parsed = lineSchema.safeParse(jsonOrNull(line.text));
+  if (!parsed.success) return null;
+  return { customId: parsed.data.custom_id, outcome: outcomeOf(parsed.data, limit) };
+}
+
+/** The custom_id at the start of a line too long to parse (the Batch API writes it first). */
+function leadingCustomId(head: string): string | null {
+  const match = /"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head);
+  const id = match ? jsonOrNull(match[1] ?? "") : null;
+  return typeof id === "string" ? id : null;
 }
 
 /** Why a request the batch did not answer has no answer. */
@@ -215,9 +256,14 @@ function unansweredReason(batch: Batch): string {
   return `batch ${batch.id} ${reasons[batch.status] ?? "returned no answer for this request"}`;
 }
 
-function outcomeOf(line: z.infer<typeof lineSchema>): BatchOutcome {
+/** A line's outcome; an answer over the limit fails as a direct call's does, so none is cached. */
+function outcomeOf(line: z.infer<typeof lineSchema>, maxBytes: number): BatchOutcome {
   const { response, error } = line;
-  if (response && response.status_code === 200) return { ok: true, body: response.body };
+  if (response && response.status_code === 200) {
+    const bytes = Buffer.byteLength(JSON.stringify(response.body) ?? "");
+    if (bytes > maxBytes) return { ok: false, error: `batch: ${tooLargeText(maxBytes)}` };
+    return { ok: true, body: response.body };
+  }
   if (error?.message)
     return { ok: false, error: `batch: ${error.code ?? "error"}: ${error.message}` };
   const body = z.object({ error: z.object({ message: z.string() }) }).safeParse(response?.body);

@@ -123,6 +123,54 @@ describe("eb eval --batch", () => {
     expect(mock.chatRequests()).toHaveLength(0);
   });
 
+  it("refuses an answer over max_response_mb as a direct call does, and does not cache it", async () => {
+    // Just over the limit (read whole, then measured), and more than a line's room over it
+    // (not read past its custom_id).
+    const over = "x".repeat(10_500_000);
+    const far = "x".repeat(12_000_000);
+    mock.answer = (line) => {
+      const content = line.body.messages.at(-1)?.content;
+      if (content !== "beta") return { text: `echo: ${content}` };
+      return { text: line.custom_id === "beta#0" ? over : far };
+    };
+    const root = project();
+    const batched = await evalIn(root, "batched", BATCH);
+    expect(batched.code).toBe(1);
+    const tooLarge = "the endpoint's answer is larger than 10 MB ([eval] max_response_mb)";
+    const rows = rowsOf(path.join(root, "batched"));
+    expect(rows.map((r) => [r.id, r.status])).toEqual([
+      ["alpha", "passed"],
+      ["alpha", "passed"],
+      ["beta", "error"],
+      ["beta", "error"],
+      ["gamma", "passed"],
+      ["gamma", "passed"],
+    ]);
+    for (const row of rows.filter((r) => r.id === "beta")) expect(row.error).toContain(tooLarge);
+
+    // Not cached: a direct run asks for it again and refuses it the same way.
+    const direct = await evalIn(root, "direct");
+    expect(direct.code).toBe(1);
+    expect(mock.chatRequests().map((r) => r.json)).toMatchObject(
+      Array(2).fill({ messages: [{ content: "beta" }] }),
+    );
+    const again = rowsOf(path.join(root, "direct"));
+    expect(again.filter((r) => r.id === "beta").map((r) => [r.status, r.cached])).toEqual([
+      ["error", false],
+      ["error", false],
+    ]);
+    for (const row of again.filter((r) => r.id === "beta")) expect(row.error).toContain(tooLarge);
+  });
+
+  it("reads an output file larger than the longest string (600 MiB) as it streams in", async () => {
+    mock.padding = 600 * 2 ** 20;
+    const root = project();
+    const run = await evalIn(root, "run", BATCH);
+    expect(run.code, run.stderr).toBe(0);
+    expect(rowsOf(path.join(root, "run")).map((r) => r.status)).toEqual(Array(6).fill("passed"));
+    expect(mock.chatRequests()).toHaveLength(0);
+  }, 120_000);
+
   it("makes the requests an expired batch left unanswered error rows saying it expired", async () => {
     mock.steps = ["in_progress", "expired"];
     mock.answer = (line) =>

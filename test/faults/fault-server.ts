@@ -34,8 +34,11 @@ export function reply(body: unknown, status = 200, headers: Record<string, strin
   return { kind: "reply", status, headers, body };
 }
 
-/** An HTTP server whose every answer the test decides, faults included. */
-export async function startFaultServer(script: FaultScript): Promise<FaultServer> {
+/**
+ * An HTTP server whose every answer the test decides, faults included; on `port` when given (one
+ * that refused a run's connections before), else on any free one.
+ */
+export async function startFaultServer(script: FaultScript, port = 0): Promise<FaultServer> {
   const sockets = new Set<Socket>();
   const state: FaultServer = {
     baseURL: "",
@@ -56,7 +59,7 @@ export async function startFaultServer(script: FaultScript): Promise<FaultServer
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   state.baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return state;
 }

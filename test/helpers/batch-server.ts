@@ -23,7 +23,8 @@ export type LineAnswer =
 /**
  * A loopback OpenAI API with `/v1/files` (multipart upload, content download), `/v1/batches`
  * (create; retrieve steps through `steps`, then stays in_progress while `hold` says so) and
- * `/v1/chat/completions` answering "echo: <last message>", as the batch lines do by default.
+ * `/v1/chat/completions` answering the text `answer` gives its request (else the echo), as the
+ * batch lines do.
  */
 export interface BatchServer {
   server: LoopbackServer;
@@ -34,6 +35,11 @@ export interface BatchServer {
   hold: (id: string) => boolean;
   /** While set, a retrieve answers HTTP 500. */
   broken: boolean;
+  /**
+   * Bytes of filler lines (~1 MB each, for requests the batch was not sent) that lead each
+   * output file from then on, made as the file is downloaded: files larger than any string.
+   */
+  padding: number;
   answer: (line: InputLine) => LineAnswer;
   created: number;
   retrieves: number;
@@ -43,6 +49,7 @@ export interface BatchServer {
 
 export async function startBatchServer(): Promise<BatchServer> {
   const files = new Map<string, string>();
+  const padded = new Map<string, number>();
   const batches = new Map<string, { input: string; polls: number }>();
   const mock: BatchServer = {
     server: await startLoopbackServer(() => ({ status: 500 })),
@@ -50,6 +57,7 @@ export async function startBatchServer(): Promise<BatchServer> {
     steps: ["validating", "in_progress", "completed"],
     hold: () => false,
     broken: false,
+    padding: 0,
     answer: (line) => ({ text: `echo: ${line.body.messages.at(-1)?.content ?? ""}` }),
     created: 0,
     retrieves: 0,
@@ -104,8 +112,10 @@ export async function startBatchServer(): Promise<BatchServer> {
     }
     const file = (rows: string[]) =>
       rows.length === 0 ? null : addFile(`${rows.join("\n")}\n`).id;
+    const output = file(out);
+    if (output !== null && mock.padding > 0) padded.set(output, mock.padding);
     return batchObject(id, status, {
-      output_file_id: file(out),
+      output_file_id: output,
       error_file_id: file(errors),
       request_counts: { total: lines.length, completed: out.length, failed: errors.length },
       ...(status === "failed"
@@ -116,7 +126,10 @@ export async function startBatchServer(): Promise<BatchServer> {
   mock.server.script = (request): Reply => {
     const { method, url } = request;
     if (url.endsWith("/chat/completions")) {
-      return { body: completion(`echo: ${lastContent(request)}`) };
+      // A direct call gets the text its batch line would (by default the echo).
+      const answer = mock.answer({ custom_id: "direct", body: request.json as InputLine["body"] });
+      const text = typeof answer === "object" && "text" in answer ? answer.text : null;
+      return { body: completion(text ?? `echo: ${lastContent(request)}`) };
     }
     if (method === "POST" && url.endsWith("/files"))
       return { body: addFile(uploaded(request.body)) };
@@ -129,7 +142,11 @@ export async function startBatchServer(): Promise<BatchServer> {
       return { body: batchObject(id, "validating") };
     }
     const content = /\/files\/([^/]+)\/content$/.exec(url);
-    if (content) return { body: files.get(content[1] ?? "") ?? "" };
+    if (content) {
+      const text = files.get(content[1] ?? "") ?? "";
+      const padding = padded.get(content[1] ?? "") ?? 0;
+      return padding > 0 ? { stream: () => paddedFile(text, padding) } : { body: text };
+    }
     const retrieve = /\/batches\/([^/?]+)$/.exec(url);
     const batch = retrieve ? batches.get(retrieve[1] ?? "") : undefined;
     if (!retrieve || batch === undefined)
@@ -147,6 +164,22 @@ export async function startBatchServer(): Promise<BatchServer> {
     };
   };
   return mock;
+}
+
+/** `padding` bytes of answer lines to requests no batch was sent, then the file's own lines. */
+function* paddedFile(text: string, padding: number): Generator<Uint8Array> {
+  const body = Buffer.from(JSON.stringify(completion("f".repeat(1 << 20))));
+  for (let sent = 0, line = 0; sent < padding; line++) {
+    const head = Buffer.from(
+      `{"custom_id": "filler-${line}", "response": {"status_code": 200, "body": `,
+    );
+    const tail = Buffer.from("}}\n");
+    yield head;
+    yield body;
+    yield tail;
+    sent += head.length + body.length + tail.length;
+  }
+  yield Buffer.from(text);
 }
 
 /** The JSONL part of a multipart upload. */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 
 /** A request as the server received it. */
 export interface SeenRequest {
@@ -13,10 +14,12 @@ export interface SeenRequest {
 
 /**
  * What to answer: a status/headers/body, "hang" (never answer), or "stall" (send the headers
- * and part of a body, then nothing more). An object body is sent as JSON.
+ * and part of a body, then nothing more). An object body is sent as JSON; a `stream` body is
+ * sent as it is made, for bodies too large to hold.
  */
 export type Reply =
   | { status?: number; headers?: Record<string, string>; body?: unknown }
+  | { status?: number; headers?: Record<string, string>; stream: () => Iterable<Uint8Array> }
   | "hang"
   | "stall";
 
@@ -83,9 +86,9 @@ export async function startLoopbackServer(script: Script = echo): Promise<Loopba
         res.write('{"choices": [');
         return;
       }
-      const text = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
       res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
-      res.end(text);
+      if ("stream" in reply) return void Readable.from(reply.stream()).pipe(res);
+      res.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {}));
     });
   });
   server.on("connection", () => state.connections++);
