@@ -1,3 +1,4 @@
+import os from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -6,5 +7,11 @@ export default defineConfig({
     exclude: ["test/agents/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Most test files wait on the eb processes they start, not on a core: vitest's default of
+    // one file per core but one (a single file on a 2-core CI runner) leaves the machine idle.
+    pool: "forks",
+    maxWorkers: 2 * os.availableParallelism(),
+    // A test that kills a process ignoring SIGTERM waits out this grace, not the 2 s users get.
+    env: { EVAL_BANANA_KILL_GRACE_MS: "300" },
   },
 });

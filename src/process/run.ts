@@ -41,12 +41,19 @@ export interface ProcessResult {
   ms: number;
 }
 
-/** Time between SIGTERM and SIGKILL for the process group. */
-const KILL_GRACE_MS = 2000;
+/**
+ * Time between SIGTERM and SIGKILL for the process group, and the longest wait for pipes still
+ * held after the exit. EVAL_BANANA_KILL_GRACE_MS sets it: eb's own tests kill many processes and
+ * would spend most of their time waiting out the default.
+ */
+const DEFAULT_GRACE_MS = 2000;
 /** After the process exits, pipes with no data for this long are closed (see closePipesSoon). */
 const PIPE_IDLE_MS = 1000;
-/** ...and pipes still busy this long after the exit are closed all the same. */
-const PIPE_GRACE_MS = 2000;
+
+function graceMs(): number {
+  const set = Number.parseInt(process.env.EVAL_BANANA_KILL_GRACE_MS ?? "", 10);
+  return Number.isInteger(set) && set >= 0 ? set : DEFAULT_GRACE_MS;
+}
 
 /**
  * Runs one process without a shell, in its own process group, streaming stdout/stderr to files
@@ -137,16 +144,32 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
  */
 function closePipesSoon(child: ChildProcess, captures: readonly Capture[], done: () => void) {
   const exitedAt = performance.now();
-  const watch = setInterval(() => {
-    const graceOver = performance.now() - exitedAt >= PIPE_GRACE_MS;
-    if (!graceOver && captures.some((capture) => capture.busy(PIPE_IDLE_MS))) return;
+  const grace = graceMs();
+  const idle = Math.min(PIPE_IDLE_MS, grace);
+  let closed = false;
+  const quiet = () =>
+    performance.now() - exitedAt >= grace || !captures.some((capture) => capture.busy(idle));
+  const close = () => {
+    if (closed || !quiet()) return;
     clearInterval(watch);
     child.stdout?.destroy();
     child.stderr?.destroy();
     done();
-  }, PIPE_IDLE_MS / 4);
+  };
+  // Timers run before the event loop polls for I/O: what the child wrote just before it exited
+  // may be unread still (a loaded machine can hold us past the idle time). setImmediate decides
+  // after the next poll, which reads it, and the stream is busy again or closed.
+  const watch = setInterval(
+    () => {
+      if (quiet()) setImmediate(close);
+    },
+    Math.max(idle / 4, 10),
+  );
   watch.unref();
-  child.once("close", () => clearInterval(watch));
+  child.once("close", () => {
+    closed = true;
+    clearInterval(watch);
+  });
 }
 
 function failedToStart(error: unknown, started: number): ProcessResult {
@@ -180,7 +203,7 @@ class GroupKiller {
   kill(): void {
     if (this.graceTimer) return;
     this.signal("SIGTERM");
-    this.graceTimer = setTimeout(() => this.signal("SIGKILL"), KILL_GRACE_MS);
+    this.graceTimer = setTimeout(() => this.signal("SIGKILL"), graceMs());
   }
 
   /** Once a killed leader is gone, what is left of its group gets no more grace. */

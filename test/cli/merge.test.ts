@@ -1,6 +1,7 @@
-import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
 
 /**
@@ -32,7 +33,7 @@ function caseFile(count: number): string {
     .join("");
 }
 
-function caseProject(count = 24): string {
+function caseProject(count: number): string {
   return makeProject({ "cases.jsonl": caseFile(count), "app.mjs": APP });
 }
 
@@ -116,24 +117,25 @@ async function expectMergedAsWhole(root: string, shards: readonly string[], code
 
 describe("eb eval --shard and eb merge", () => {
   it("merges 4 shards of a mixed case file into the unsharded run's numbers, items and exit code", async () => {
-    const root = caseProject();
+    // 12 cases × 3 samples: the heaviest test of the suite (5 runs, 180 target processes).
+    const root = caseProject(12);
     const whole = await runEb([...EVAL, "--out", "whole"], { cwd: root });
     expect(whole.code).toBe(1);
     await runShards(root, EVAL, 4);
     const shards = shardDirs(root, 4);
     const sizes = shards.map((dir) => readReport(dir).items_planned);
-    expect(sizes.reduce((a, b) => a + b)).toBe(24);
+    expect(sizes.reduce((a, b) => a + b)).toBe(12);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
-    expect(manifestOf(shards[1]!)).toMatchObject({ shard: "2/4", items_total: 24 });
+    expect(manifestOf(shards[1]!)).toMatchObject({ shard: "2/4", items_total: 12 });
 
     const { mergedDir, unsharded } = await expectMergedAsWhole(root, shards, whole.code);
-    expect(unsharded.stats).toMatchObject({ items: 24, samples: 72, errors: 1 });
+    expect(unsharded.stats).toMatchObject({ items: 12, samples: 36, errors: 1 });
     expect(unsharded.stats.flaky).toBeGreaterThan(0);
     const manifest = manifestOf(mergedDir);
     expect(manifest.shards).toEqual(["1/4", "2/4", "3/4", "4/4"]);
     expect(manifest.merged_runs).toEqual(shards.map((dir) => manifestOf(dir).run_id));
     expect(manifest).not.toHaveProperty("shard");
-    expect(manifest.items_planned).toBe(24);
+    expect(manifest.items_planned).toBe(12);
     expect(readFileSync(path.join(mergedDir, "report.md"), "utf8")).toContain("case-7");
     // The merged run's page embeds the merged statistics, as any run's does.
     const page = readFileSync(path.join(mergedDir, "report.html"), "utf8");
@@ -206,18 +208,35 @@ describe("eb run --shard and eb merge", () => {
   });
 });
 
-describe("eb merge refuses what is not one run's shards", () => {
-  async function twoShards(root: string, args: readonly string[] = EVAL): Promise<string[]> {
-    await runShards(root, args, 2);
-    return shardDirs(root, 2);
-  }
+/**
+ * Two shards of one 8-case run, made once for the tests that only need some: each works on a
+ * copy of its own (the copies' manifests still name this folder as their project root).
+ */
+let twoShardRun: string;
+beforeAll(async () => {
+  twoShardRun = mkdtempSync(path.join(os.tmpdir(), "eb-two-shards-"));
+  const files = { ".eval-banana/config.toml": "", "cases.jsonl": caseFile(8), "app.mjs": APP };
+  for (const [file, text] of Object.entries(files)) writeFile(twoShardRun, file, text);
+  await runShards(twoShardRun, EVAL, 2);
+}, 120_000);
+afterAll(() => rmSync(twoShardRun, { recursive: true, force: true }));
 
+/** A fresh copy of the two-shard run's project, and its shards' run folders. */
+function twoShards(): { root: string; shards: string[] } {
+  const root = makeProject();
+  cpSync(twoShardRun, root, { recursive: true });
+  return { root, shards: shardDirs(root, 2) };
+}
+
+describe("eb merge refuses what is not one run's shards", () => {
   const merge = (root: string, runs: readonly string[], more: string[] = []) =>
     runEb(["merge", ...runs, "--out", "merged", ...more], { cwd: root });
 
   it("shards of different settings, or of a changed suite", async () => {
-    const root = caseProject(8);
-    const [one] = await twoShards(root);
+    const {
+      root,
+      shards: [one],
+    } = twoShards();
     const k2 = await runEb([...EVAL.slice(0, -1), "2", "--shard", "2/2", "--out", "k2"], {
       cwd: root,
     });
@@ -235,8 +254,10 @@ describe("eb merge refuses what is not one run's shards", () => {
   });
 
   it("shards whose judge agent or commit differ, as their manifests say", async () => {
-    const root = caseProject(8);
-    const [one, two] = await twoShards(root);
+    const {
+      root,
+      shards: [one, two],
+    } = twoShards();
     const file = path.join(two!, "rows.jsonl");
     const [first, ...rest] = readFileSync(file, "utf8").split("\n");
     const { manifest } = JSON.parse(first!) as { manifest: Record<string, unknown> };
@@ -249,8 +270,10 @@ describe("eb merge refuses what is not one run's shards", () => {
   });
 
   it("shards of N and M, and runs that are not shards", async () => {
-    const root = caseProject(8);
-    const [one] = await twoShards(root);
+    const {
+      root,
+      shards: [one],
+    } = twoShards();
     await runEb([...EVAL, "--shard", "2/3", "--out", "three"], { cwd: root });
     const counts = await merge(root, [one!, runDirIn(root, "three")]);
     expect(counts.code).toBe(2);
@@ -262,8 +285,10 @@ describe("eb merge refuses what is not one run's shards", () => {
   });
 
   it("the same shard twice, wherever its folder is", async () => {
-    const root = caseProject(8);
-    const [one, two] = await twoShards(root);
+    const {
+      root,
+      shards: [one, two],
+    } = twoShards();
     const copy = path.join(root, "elsewhere", "copy");
     cpSync(one!, copy, { recursive: true });
     const result = await merge(root, [one!, two!, copy]);
@@ -273,8 +298,10 @@ describe("eb merge refuses what is not one run's shards", () => {
   });
 
   it("an item in two shards", async () => {
-    const root = caseProject(8);
-    const [one, two] = await twoShards(root);
+    const {
+      shards: [one, two],
+      root,
+    } = twoShards();
     const stray = readFileSync(path.join(two!, "rows.jsonl"), "utf8").split("\n")[1]!;
     const id = (JSON.parse(stray) as { id: string }).id;
     writeFileSync(path.join(one!, "rows.jsonl"), `${stray}\n`, { flag: "a" });
@@ -301,9 +328,7 @@ describe("eb merge refuses what is not one run's shards", () => {
 
 describe("eb merge --flat-output", () => {
   it("writes into --out itself, the run id a new one", async () => {
-    const root = caseProject(6);
-    await runShards(root, EVAL, 2);
-    const shards = shardDirs(root, 2);
+    const { root, shards } = twoShards();
     const result = await runEb(["merge", ...shards, "--out", "flat", "--flat-output", "--json"], {
       cwd: root,
     });
@@ -317,9 +342,10 @@ describe("eb merge --flat-output", () => {
 
 describe("eb eval --resume of a shard", () => {
   it("finishes that shard (its I/N from the manifest), and refuses another", async () => {
-    const root = caseProject(8);
-    await runShards(root, EVAL, 2);
-    const [one, two] = shardDirs(root, 2);
+    const {
+      root,
+      shards: [one, two],
+    } = twoShards();
     const file = path.join(one!, "rows.jsonl");
     const lines = readFileSync(file, "utf8").trimEnd().split("\n");
     writeFileSync(file, `${lines.slice(0, -2).join("\n")}\n`);

@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import { CLI, cleanEnv, makeProject } from "../helpers/project.js";
+import { CLI, type CliResult, cleanEnv, makeProject } from "../helpers/project.js";
 
 export const BAD_AGENT = path.resolve(import.meta.dirname, "fixtures/bad-agent.mjs");
 export const FLOOD_BYTES = 200 * (1 << 20);
@@ -71,6 +72,35 @@ export function peakRssMb(args: readonly string[], env: NodeJS.ProcessEnv = {}):
         const match = /RSS_KB=(\d+)/.exec(stderr);
         if (!match) reject(error ?? new Error(`no RSS in ${stderr.slice(-500)}`));
         else resolve(Number(match[1]) / 1024);
+      },
+    );
+  });
+}
+
+/**
+ * Runs the built CLI under /usr/bin/time: its result and the CPU seconds it used. A bound on
+ * CPU time holds when other test files share the cores; one on wall time does not.
+ */
+export function runEbCpu(args: readonly string[]): Promise<CliResult & { cpuSeconds: number }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "eb-time-"));
+  const times = path.join(dir, "times.txt");
+  return new Promise((resolve) => {
+    execFile(
+      "/usr/bin/time",
+      ["-f", "%U %S", "-o", times, process.execPath, CLI, ...args],
+      { env: cleanEnv(), maxBuffer: 64 << 20, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        // A failed command's times follow a "Command exited with non-zero status" line.
+        const last = readFileSync(times, "utf8").trim().split("\n").at(-1) ?? "";
+        const [user, system] = last.split(" ").map(Number);
+        rmSync(dir, { recursive: true, force: true });
+        resolve({
+          code,
+          stdout,
+          stderr,
+          cpuSeconds: (user ?? Number.NaN) + (system ?? Number.NaN),
+        });
       },
     );
   });

@@ -1,6 +1,8 @@
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { runProcess } from "../../src/process/run.js";
 import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
 import {
   agentProject,
@@ -180,5 +182,50 @@ describe("eb eval with a --target program that misbehaves", () => {
     expect(text.startsWith("an answer \uFFFD")).toBe(true);
     expect(text).toContain("\u0000");
     expect(text.endsWith("end")).toBe(true);
+  });
+});
+
+describe("the grace between SIGTERM and SIGKILL", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  /** Aborts a child that ignores SIGTERM once it is ready; how long until it is gone, and how. */
+  async function graceOfAbort(): Promise<{ ms: number; signal: string | null }> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "eb-grace-"));
+    const out = path.join(dir, "out.txt");
+    const controller = new AbortController();
+    const done = runProcess({
+      command: process.execPath,
+      args: [
+        "-e",
+        "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)",
+      ],
+      cwd: dir,
+      env: {},
+      stdoutFile: out,
+      signal: controller.signal,
+    });
+    while (!(existsSync(out) && readFileSync(out, "utf8").includes("ready")))
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const aborted = performance.now();
+    controller.abort();
+    const result = await done;
+    rmSync(dir, { recursive: true, force: true });
+    return { ms: performance.now() - aborted, signal: result.signal };
+  }
+
+  it("is 2 s for users", async () => {
+    vi.stubEnv("EVAL_BANANA_KILL_GRACE_MS", undefined);
+    const { ms, signal } = await graceOfAbort();
+    expect(signal).toBe("SIGKILL");
+    expect(ms).toBeGreaterThanOrEqual(1990);
+  });
+
+  it("is EVAL_BANANA_KILL_GRACE_MS where set (eb's tests set it lower)", async () => {
+    vi.stubEnv("EVAL_BANANA_KILL_GRACE_MS", "50");
+    const { ms, signal } = await graceOfAbort();
+    expect(signal).toBe("SIGKILL");
+    expect(ms).toBeLessThan(1500);
   });
 });

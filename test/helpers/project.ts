@@ -74,13 +74,19 @@ export function sortedRows<Row extends { id: string; sample?: number }>(runDir: 
  */
 const GITHUB_KEYS = new Set(["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"]);
 
+/** vitest.config.ts shortens the kill grace for the tests; every eb they start keeps it. */
+const KILL_GRACE = "EVAL_BANANA_KILL_GRACE_MS";
+
 /**
  * The test's environment without any EVAL_BANANA_* setting leaking in from the shell, without
  * colours (CI=true turns them on even when output is piped), and without GitHub Actions' own.
  */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
-    ([key]) => !key.startsWith("EVAL_BANANA_") && key !== "FORCE_COLOR" && !GITHUB_KEYS.has(key),
+    ([key]) =>
+      (!key.startsWith("EVAL_BANANA_") || key === KILL_GRACE) &&
+      key !== "FORCE_COLOR" &&
+      !GITHUB_KEYS.has(key),
   );
   return { ...Object.fromEntries(kept), NO_COLOR: "1" };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildCheckJudgePrompt } from "../../src/judge/prompt.js";
 import { extractVerdict, NO_VERDICT_MESSAGE, type Verdict } from "../../src/judge/verdict.js";
+import { cpuClock } from "../helpers/cpu-clock.js";
 
 function verdict(score: 0 | 1, reason: string | null = null): Verdict {
   return { score, reason };
@@ -11,10 +12,11 @@ function jsonl(...events: unknown[]): string {
   return `${events.map((event) => JSON.stringify(event)).join("\n")}\n`;
 }
 
+/** What `run` returns, and the CPU time it took (see cpuClock). */
 function timed<T>(run: () => T): { result: T; ms: number } {
-  const started = performance.now();
+  const elapsed = cpuClock();
   const result = run();
-  return { result, ms: performance.now() - started };
+  return { result, ms: elapsed() };
 }
 
 describe("extractVerdict: where a verdict can sit", () => {
