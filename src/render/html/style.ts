@@ -133,7 +133,7 @@ a { color: var(--accent); }
 .verdict { font-size: 1.6rem; font-weight: 700; }
 .verdict.pass { color: var(--pass); } .verdict.regression { color: var(--fail); } .verdict.inconclusive { color: var(--error); }
 .warn { color: var(--error); font-size: .88rem; margin: 4px 0; }
-.headline { border-left: 6px solid var(--muted); }
+section.card.headline { border-left-width: 6px; }
 .headline .verdict-word { font-size: 2rem; font-weight: 750; letter-spacing: .02em; line-height: 1.2;
   overflow-wrap: anywhere; }
 .headline .rule { margin: 6px 0 0; font-size: 1rem; font-variant-numeric: tabular-nums; }

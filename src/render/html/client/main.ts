@@ -68,8 +68,8 @@ function comparePage(base: RunData, cand: RunData, c: CompareBlock, open: Open):
     deltaChart(c.strata, c.margin),
     itemsView(compareRows(base, cand), "compare", open),
     summaryView(cand, "Candidate"),
-    provenanceView(cand, "Candidate"),
-    provenanceView(base, "Baseline"),
+    provenanceView(cand, "Candidate run"),
+    provenanceView(base, "Baseline run"),
   ];
 }
 
