@@ -4,13 +4,15 @@ import { describe, expect, it } from "vitest";
 
 const SRC = path.resolve(import.meta.dirname, "../../src");
 
-/** Every relative import of every source file, type-only ones included. */
-function importGraph(): Map<string, string[]> {
+/** Every relative import of every source file, type-only ones included unless `run` says. */
+function importGraph(run = false): Map<string, string[]> {
   const files = readdirSync(SRC, { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts"))
     .map((file) => path.join(SRC, file));
   const graph = new Map<string, string[]>();
-  const specifier = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/g;
+  const specifier = run
+    ? /(?:^|\n)\s*(?:import|export)\b(?!\s+type\b)[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/g
+    : /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/g;
   for (const file of files) {
     const text = readFileSync(file, "utf8");
     const targets = [...text.matchAll(specifier)].map((match) =>
@@ -50,6 +52,25 @@ describe("src/ imports", () => {
 
   it("form no cycle, type-only imports included", () => {
     expect(cycles(importGraph())).toEqual([]);
+  });
+
+  it("the HTML page is rendered from documents alone: no rows reader, and fs only for its script", () => {
+    // What runs: a type-only import loads nothing.
+    const graph = importGraph(true);
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of graph.get(file) ?? []) visit(next);
+    };
+    visit(path.join(SRC, "render/html/page.ts"));
+    const relative = [...reached].map((file) => path.relative(SRC, file)).sort();
+    expect(relative).toContain("render/html/page-data.ts");
+    expect(relative.filter((file) => /read-rows|read-document|cases\/load/.test(file))).toEqual([]);
+    const usesFs = relative.filter((file) =>
+      /from "node:fs(?:\/promises)?"/.test(readFileSync(path.join(SRC, file), "utf8")),
+    );
+    expect(usesFs).toEqual(["render/html/client-script.ts"]);
   });
 
   it("the run lifecycle knows no front door: src/run imports nothing from checks/ or cases/", () => {

@@ -70,11 +70,9 @@ dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; ma
 dl.kv dt { color: var(--muted); }
 dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 code, pre, .mono { font-family: var(--mono); font-size: .85rem; }
-details > summary { cursor: pointer; color: var(--accent); margin-top: 8px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--border); vertical-align: top; }
 th { font-size: .78rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
-table.defs td { font-family: var(--mono); font-size: .8rem; overflow-wrap: anywhere; }
 .chart { width: 100%; }
 .chart-row { display: grid; grid-template-columns: minmax(120px, 220px) 1fr 200px; gap: 12px;
   align-items: center; padding: 5px 0; }
@@ -115,9 +113,7 @@ dialog::backdrop { background: rgba(10, 12, 16, .55); }
 .drill-body { padding: 16px 18px 20px; }
 .drill-body h3 { font-size: .8rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted);
   margin: 18px 0 8px; }
-.msg { border-left: 3px solid var(--border); padding: 4px 10px; margin: 6px 0; }
-.msg .role { font-size: .75rem; text-transform: uppercase; color: var(--muted); letter-spacing: .05em; }
-.msg pre, .sample pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
+.sample pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
 .sample { border: 1px solid var(--border); border-radius: 10px; padding: 10px 12px; margin: 8px 0; background: var(--surface); }
 .sample-head { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; font-size: .88rem; }
 .side { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }

@@ -181,7 +181,7 @@ function statusCell(row: Row): HTMLElement {
 }
 
 /** `3/4` samples passed; a fractional score (rows of other programs) as the mean. */
-export function scoreOf(item: DocumentItem): string {
+function scoreOf(item: DocumentItem): string {
   const passed = item.score * item.samples;
   const whole = Math.round(passed);
   if (Math.abs(passed - whole) < 1e-9) return `${whole}/${item.samples}`;

@@ -189,7 +189,7 @@ function legend(level: number): SVGElement {
   );
 }
 
-export function milliseconds(value: number | null): string {
+function milliseconds(value: number | null): string {
   return value === null ? "-" : `${Math.round(value)} ms`;
 }
 
