@@ -69,6 +69,7 @@ describe("flag names", () => {
       "eval.max_response_mb": "--max-response-mb",
       "eval.cache_dir": "--cache-dir",
       "eval.pass_threshold": "--pass-threshold",
+      "report.formats": "--report-formats",
     });
   });
 
