@@ -1,4 +1,4 @@
-import { cp, stat } from "node:fs/promises";
+import { copyFile, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import { byCodePoint } from "../report/order.js";
 import type { MergeKind, ShardRun } from "../run/merge.js";
@@ -34,12 +34,31 @@ function checkResults(shards: readonly ShardRun[]): CheckResult[] {
   return results.sort((a, b) => byCodePoint(a.source_path, b.source_path));
 }
 
-/** Each check's files (`checks/<stem>.*`), as the shards wrote them. */
-async function copyCheckFiles(shards: readonly ShardRun[], runDir: string): Promise<void> {
+/**
+ * Each check's files (`checks/<stem>.*`), as the shards wrote them: regular files only. A link
+ * (or anything else) in a shard's folder is left behind, with a warning: a merge copies what
+ * the shard wrote, never what a link points to outside it.
+ */
+async function copyCheckFiles(shards: readonly ShardRun[], runDir: string): Promise<string[]> {
+  const skipped: string[] = [];
   for (const run of shards) {
-    const from = path.join(run.dir, "checks");
-    if (await stat(from).catch(() => null)) {
-      await cp(from, path.join(runDir, "checks"), { recursive: true });
-    }
+    await copyRegular(path.join(run.dir, "checks"), path.join(runDir, "checks"), skipped);
   }
+  return skipped;
+}
+
+/** The regular files under `from`, folders walked (never through a link), into `to`. */
+async function copyRegular(from: string, to: string, skipped: string[]): Promise<void> {
+  const entries = await readdir(from, { withFileTypes: true }).catch(() => []);
+  await mkdir(to, { recursive: true });
+  for (const entry of entries) {
+    const [source, target] = [path.join(from, entry.name), path.join(to, entry.name)];
+    if (entry.isFile()) await copyFile(source, target);
+    else if (entry.isDirectory()) await copyRegular(source, target, skipped);
+    else skipped.push(`${source}: not a regular file (${kindOf(entry)}), left out of the merge`);
+  }
+}
+
+function kindOf(entry: { isSymbolicLink(): boolean }): string {
+  return entry.isSymbolicLink() ? "a symlink" : "a special file";
 }

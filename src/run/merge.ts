@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { lstat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { type Config, environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
@@ -46,8 +46,8 @@ export interface MergeKind {
     config: Config,
     scrub: (text: string) => string,
   ): Promise<MergedReports>;
-  /** Copies the kind's own files of each shard into the merged run folder. */
-  copy?(shards: readonly ShardRun[], runDir: string): Promise<void>;
+  /** Copies the kind's own files of each shard into the merged run folder; says what it left out. */
+  copy?(shards: readonly ShardRun[], runDir: string): Promise<string[]>;
 }
 
 /** The reports of a merged run, as its kind's front door builds them. */
@@ -111,7 +111,7 @@ export async function mergeShards(options: MergeOptions, kinds: MergeKinds): Pro
   const context = finishContext(shards, { runId, runDir }, rows.tally, options.argv ?? null);
   const finished = await kind.finish(shards, context, config, scrubber.scrub);
   await writeRows(runDir, mergedManifest(shards, context, finished, options), rows.lines, scrubber);
-  await kind.copy?.(shards, runDir);
+  for (const warning of (await kind.copy?.(shards, runDir)) ?? []) warn(warning);
   const unwritten = await writeReports(runDir, finished, scrubber.scrub);
   for (const warning of [...finished.warnings, ...unwritten]) warn(warning);
   return {
@@ -123,6 +123,7 @@ export async function mergeShards(options: MergeOptions, kinds: MergeKinds): Pro
 
 async function readShard(location: string): Promise<ShardRun> {
   const file = await rowsFile(location);
+  await refuseLink(file);
   const dir = path.dirname(file);
   const raw = readManifest(file);
   const manifest = parseManifest(raw);
@@ -142,6 +143,7 @@ async function readShard(location: string): Promise<ShardRun> {
 
 async function readShardReport(location: string, dir: string): Promise<ShardReport> {
   const file = path.join(dir, "report.json");
+  await refuseLink(file);
   const text = await readFile(file, "utf8").catch(() => null);
   const value = text === null ? null : parseJson(text);
   // Checked, then kept as written: the checks' fields stay in the order eb run wrote them.
@@ -150,6 +152,16 @@ async function readShardReport(location: string, dir: string): Promise<ShardRepo
     `${location}: ${text === null ? "no" : "an unreadable"} ${file}: the shard did not finish; ` +
       `finish it with --resume ${dir} and merge again`,
   );
+}
+
+/** A shard's own file read through a link could be anything outside it: refused. */
+async function refuseLink(file: string): Promise<void> {
+  const info = await lstat(file).catch(() => null);
+  if (info?.isSymbolicLink()) {
+    throw new InputError(
+      `${file} is a symlink: eb merge reads only regular files inside the shard folders; nothing was written.`,
+    );
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,14 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -205,6 +215,40 @@ describe("eb run --shard and eb merge", () => {
     expect(readdirSync(path.join(mergedDir, "checks")).sort()).toEqual(
       readdirSync(path.join(runDirIn(root, "whole"), "checks")).sort(),
     );
+  });
+});
+
+describe("eb merge reads only the shards' own regular files", () => {
+  it("leaves a link in a shard's checks/ out, saying so, and refuses a linked rows.jsonl", async () => {
+    const root = makeProject({
+      "eval_checks/a.yaml": deterministicYaml("a", "pass"),
+      "eval_checks/b.yaml": deterministicYaml("b", "pass"),
+      "outside/secret.txt": "TOP-SECRET-CONTENT\n",
+    });
+    await runShards(root, ["run"], 2);
+    const [first, second] = shardDirs(root, 2);
+    symlinkSync(
+      path.join(root, "outside", "secret.txt"),
+      path.join(first!, "checks", "x.stdout.txt"),
+    );
+    const merged = await runEb(["merge", first!, second!, "--out", "merged"], { cwd: root });
+    expect(merged.code).toBe(0);
+    expect(merged.stderr).toMatch(/x\.stdout\.txt: not a regular file \(a symlink\), left out/);
+    const checks = path.join(runDirIn(root, "merged"), "checks");
+    expect(readdirSync(checks)).not.toContain("x.stdout.txt");
+    for (const name of readdirSync(checks, { recursive: true, encoding: "utf8" })) {
+      const info = lstatSync(path.join(checks, name));
+      expect(info.isSymbolicLink()).toBe(false);
+      if (info.isFile()) {
+        expect(readFileSync(path.join(checks, name), "utf8")).not.toContain("TOP-SECRET");
+      }
+    }
+    const rows = path.join(second!, "rows.jsonl");
+    renameSync(rows, `${rows}.real`);
+    symlinkSync(`${rows}.real`, rows);
+    const refused = await runEb(["merge", first!, second!, "--out", "again"], { cwd: root });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("is a symlink: eb merge reads only regular files");
   });
 });
 
