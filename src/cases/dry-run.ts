@@ -46,7 +46,8 @@ export async function dryRunCases(options: RunCasesOptions): Promise<DryRun> {
       for (let sample = 0; sample < plan.k; sample++) {
         if (done.has(`${c.id}\u0000${sample}`)) continue;
         samples++;
-        estimates.push(...(await estimator.sample(c, sample)));
+        // One by one: a case's judge calls are as many as its graders, too many to spread.
+        for (const estimate of await estimator.sample(c, sample)) estimates.push(estimate);
       }
     }
     const calls = summed(estimates, plan.config.pricing);

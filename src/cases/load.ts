@@ -18,7 +18,8 @@ export async function loadCases(path: string): Promise<{ cases: Case[]; sha256: 
   const firstLineOf = new Map<string, number>();
   const onLine = (line: number, text: string) => {
     const parsed = parseLine(text, line);
-    problems.push(...parsed.problems);
+    // One by one: push(...problems) of a line with 200,000 problems overflows the call stack.
+    for (const problem of parsed.problems) problems.push(problem);
     if (parsed.id === undefined) return;
     const first = firstLineOf.get(parsed.id);
     if (first !== undefined) problems.push(duplicateId(parsed.id, first, line));
@@ -212,7 +213,10 @@ function parseLine(text: string, line: number): ParsedLine {
   const problems: Problem[] = [];
   const id = validId(fields.id, line, problems);
   const head = caseLineSchema.safeParse(raw);
-  if (!head.success) problems.push(...head.error.issues.map((i) => caseIssue(i, fields, line)));
+  if (!head.success) {
+    // One by one: a line can hold hundreds of thousands of bad messages, too many to spread.
+    for (const issue of head.error.issues) problems.push(caseIssue(issue, fields, line));
+  }
   const graders = Array.isArray(fields.graders)
     ? compileGraders(fields.graders, line, problems)
     : [];

@@ -80,7 +80,7 @@ export async function readPairs(
   const loaded = await loadCases(casesFile);
   const items = loaded.cases.flatMap((c) => pairItem(c, base, cand, options.criteria));
   if (items.length === 0) throw new InputError(noCommonCase(base, cand, casesFile));
-  const highest = Math.max(...items.flatMap((item) => [...item.answers.keys()]));
+  const highest = highestSample(items);
   return {
     items,
     samples: highest + 1,
@@ -90,6 +90,15 @@ export async function readPairs(
     casesSha256: loaded.sha256,
     warnings: pairWarnings(base, cand, loaded.cases, loaded.sha256),
   };
+}
+
+/** A loop, not Math.max(...samples): a spread of 200,000 values overflows the call stack. */
+function highestSample(items: readonly PairItem[]): number {
+  let highest = 0;
+  for (const item of items) {
+    for (const sample of item.answers.keys()) highest = Math.max(highest, sample);
+  }
+  return highest;
 }
 
 async function caseRun(location: string): Promise<CaseRun> {

@@ -68,7 +68,7 @@ export function costUnknownText(entries: readonly LeaderboardEntry[]): string {
 }
 
 function aligned(rows: readonly string[][], names: readonly string[]): string[] {
-  const widths = names.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const widths = names.map((_, c) => rows.reduce((w, row) => Math.max(w, row[c]!.length), 0));
   return rows.map((row) =>
     row
       .map((cell, column) => {

@@ -90,7 +90,7 @@ function kLine(atK: KStats | null, hatK: KStats | null, level: number): string {
 function breakdownLines(summary: RunSummary): string[] {
   if (!summary.breakdown) return [];
   const groups = summary.breakdown.groups;
-  const width = Math.max(...groups.map((group) => group.name.length), 6);
+  const width = groups.reduce((widest, group) => Math.max(widest, group.name.length), 6);
   const head = `by ${summary.breakdown.by} (${breakdownLevel(summary.breakdown)}):`;
   return [head, ...groups.map((group) => groupLine(group, width))];
 }

@@ -176,10 +176,12 @@ function parseJson(text: string): unknown {
 function refuseDisagreement(shards: readonly ShardRun[]): void {
   const first = shards[0]!;
   const keys: readonly string[] = [...SUITE_KEYS, ...settingKeys(first.manifest)];
-  const problems = keys.flatMap((key) => differs(shards, key, (run) => field(run.manifest, key)));
-  problems.push(...differs(shards, "pass_threshold", (run) => run.report.pass_threshold));
-  problems.push(...differs(shards, "shard count", (run) => run.shard.count));
-  problems.push(...twice(shards));
+  const problems = [
+    ...keys.flatMap((key) => differs(shards, key, (run) => field(run.manifest, key))),
+    ...differs(shards, "pass_threshold", (run) => run.report.pass_threshold),
+    ...differs(shards, "shard count", (run) => run.shard.count),
+    ...twice(shards),
+  ];
   if (problems.length === 0) return;
   throw new InputError(
     `cannot merge: ${problems.join("; ")}. eb merge joins the shards of one run (same suite, ` +
@@ -323,12 +325,19 @@ function finishContext(
   tally: RowTally,
   argv: readonly string[] | null,
 ): FinishContext {
-  const starts = shards.map((run) => Date.parse(run.manifest.started_at));
-  const ends = shards.map((run) => Date.parse(run.manifest.ended_at ?? run.manifest.started_at));
+  // Loops, not Math.min(...starts): a spread of as many shards as given could overflow the stack.
+  const start = shards.reduce(
+    (first, run) => Math.min(first, Date.parse(run.manifest.started_at)),
+    Number.POSITIVE_INFINITY,
+  );
+  const end = shards.reduce(
+    (last, run) => Math.max(last, Date.parse(run.manifest.ended_at ?? run.manifest.started_at)),
+    Number.NEGATIVE_INFINITY,
+  );
   return {
     ...where,
-    startedAt: new Date(starts.reduce((a, b) => Math.min(a, b))),
-    completedAt: new Date(ends.reduce((a, b) => Math.max(a, b))),
+    startedAt: new Date(start),
+    completedAt: new Date(end),
     interrupted: shards.some((run) => run.manifest.interrupted !== false),
     tally,
     provenance: {

@@ -99,6 +99,15 @@ describe("loadCases", () => {
     expect(lines.at(-1)).toBe("… and 5 more");
   });
 
+  it("lists the problems of a line with more bad messages than a call takes arguments", async () => {
+    const messages = Array(300_000).fill(1);
+    const graders = [{ type: "equals", value: "x" }];
+    const path = await file("many.jsonl", `${line({ id: "a", messages, graders })}\n`);
+    const lines = (await loadError(path)).split("\n");
+    expect(lines[0]).toMatch(/many\.jsonl \(300000 problems\):$/);
+    expect(lines.at(-1)).toBe("… and 299980 more");
+  });
+
   it("skips blank lines, reads CRLF and a BOM, keeps NUL characters in messages", async () => {
     const nul = line({
       id: "nul",

@@ -102,6 +102,21 @@ describe("eb eval --dry-run", () => {
     expect(result.stdout).toContain("an answer not cached = 100 tokens (--max-tokens)");
     expect(readdirSync(path.join(root, ".eval-banana/results"))).toHaveLength(1);
   });
+
+  it("counts the judge calls of a case with more judge graders than a call takes arguments", async () => {
+    const graders = Array.from({ length: 200_000 }, (_, i) => ({
+      type: "judge",
+      name: `j${i}`,
+      criteria: ["c"],
+    }));
+    const line = JSON.stringify({ id: "q", messages: [{ role: "user", content: "hi" }], graders });
+    const root = makeProject({ "cases.jsonl": `${line}\n` });
+    const result = await evalAt(root, "cases.jsonl", ["--judge", "judge-m", "--dry-run"]);
+    expect(result.stderr).not.toContain("RangeError");
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Judge judge-m: 200,000 calls, 0 cached, 200,000 to make");
+    expect(server.requests).toHaveLength(0);
+  });
 });
 
 describe("eb eval --max-cost", () => {

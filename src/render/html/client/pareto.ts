@@ -26,10 +26,21 @@ interface Scale {
  */
 export function paretoChart(entries: readonly LeaderboardEntry[], axis: ParetoAxis): SVGElement {
   const level = entries[0]?.ci_level ?? 0.95;
-  const x = scale(Math.max(...entries.map((e) => e[axis] ?? 0)), PLOT.left, PLOT.right);
-  const lows = entries.map((e) => e.ci_low ?? 0);
-  const highs = entries.map((e) => e.ci_high ?? 1);
-  const y = passRateScale(Math.min(...lows), Math.max(...highs));
+  // Loops, not Math.max(...entries): a spread of as many runs as given could overflow the stack.
+  const x = scale(
+    entries.reduce((most, e) => Math.max(most, e[axis] ?? 0), Number.NEGATIVE_INFINITY),
+    PLOT.left,
+    PLOT.right,
+  );
+  const low = entries.reduce(
+    (least, e) => Math.min(least, e.ci_low ?? 0),
+    Number.POSITIVE_INFINITY,
+  );
+  const high = entries.reduce(
+    (most, e) => Math.max(most, e.ci_high ?? 1),
+    Number.NEGATIVE_INFINITY,
+  );
+  const y = passRateScale(low, high);
   const description =
     `Pass rate with its ${levelPercent(level)} interval against ${AXIS_NAME[axis]}, one point per run; ` +
     "diamonds joined by a dashed line are the Pareto front: runs no other run beats on both a higher pass rate and a lower " +
