@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { compareBlockSchema, pairwiseBlockSchema } from "./blocks.js";
 import { coverageOf, coverageShape } from "./coverage.js";
-import { applyGate, countOf, type GateInput } from "./gate.js";
+import { applyGate, countOf, type GateInput, thresholdRule } from "./gate.js";
 import { outcomeSchema } from "./outcome.js";
 import type { ItemTally, RowTally } from "./row-tally.js";
 import {
@@ -217,29 +217,6 @@ function verdictOf(gate: GateInput, meta: DocumentMeta): Verdict {
     return { outcome: "budget_exhausted", rule: `budget exceeded after ${after}` };
   }
   return { outcome: applyGate(gate).passed ? "passed" : "failed", rule: thresholdRule(gate) };
-}
-
-/** `18/20 samples passed (90.0%) < threshold 1.0, and 1 error sample`. */
-export function thresholdRule(gate: GateInput): string {
-  if (gate.samples === 0) return "no sample ran";
-  const { meetsThreshold } = applyGate(gate);
-  const share = `${gate.passed}/${gate.samples} samples passed (${percent(gate.passed / gate.samples)})`;
-  const against = `${meetsThreshold ? "≥" : "<"} threshold ${thresholdText(gate.threshold)}`;
-  return `${share} ${against}${errorsClause(gate.errors, meetsThreshold)}`;
-}
-
-function errorsClause(errors: number, meetsThreshold: boolean): string {
-  if (errors === 0) return meetsThreshold ? ", no error samples" : "";
-  return `${meetsThreshold ? ", but" : ", and"} ${countOf(errors, "error sample")}`;
-}
-
-/** `1.0`, `0.9`, `0.95`: as a setting is written. */
-function thresholdText(threshold: number): string {
-  return Number.isInteger(threshold) ? threshold.toFixed(1) : String(threshold);
-}
-
-function percent(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
 }
 
 function costOf(summary: RunSummary): number | null {

@@ -1,5 +1,3 @@
-import pc from "picocolors";
-
 /**
  * The one gate of `eb run` and `eb eval`: a run passes when it finished, at least one sample ran,
  * no sample is an error, and the share of samples that passed is at least the threshold.
@@ -38,17 +36,17 @@ export function applyGate(input: GateInput): GateResult {
   return { meetsThreshold, passed };
 }
 
-/** `Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed`: what was gated, and how. */
-export function gateLine(input: GateInput): string {
-  const { meetsThreshold, passed } = applyGate(input);
-  const verdict = passed ? pc.green("passed") : pc.red("failed");
-  if (input.interrupted) {
-    return `Gate: interrupted after ${countOf(input.samples, "sample")} → ${verdict}`;
-  }
-  if (input.samples === 0) return `Gate: no sample ran → ${verdict}`;
-  const share = `${input.passed}/${input.samples} samples passed (${percent(input.passed / input.samples)})`;
-  const against = `${meetsThreshold ? "≥" : "<"} threshold ${thresholdText(input.threshold)}`;
-  return `Gate: ${share} ${against}${errorsClause(input.errors, meetsThreshold)} → ${verdict}`;
+export function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** `18/20 samples passed (90.0%) < threshold 1.0, and 1 error sample`. */
+export function thresholdRule(gate: GateInput): string {
+  if (gate.samples === 0) return "no sample ran";
+  const { meetsThreshold } = applyGate(gate);
+  const share = `${gate.passed}/${gate.samples} samples passed (${percent(gate.passed / gate.samples)})`;
+  const against = `${meetsThreshold ? "≥" : "<"} threshold ${thresholdText(gate.threshold)}`;
+  return `${share} ${against}${errorsClause(gate.errors, meetsThreshold)}`;
 }
 
 function errorsClause(errors: number, meetsThreshold: boolean): string {
@@ -63,32 +61,4 @@ function thresholdText(threshold: number): string {
 
 function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
-}
-
-export function countOf(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
-export interface StatusCounts {
-  passed: number;
-  failed: number;
-  errors: number;
-  durationMs: number;
-}
-
-/** The pytest-like closing line: `2 passed, 1 failed, 0 errors in 1.20 s` (items, not samples). */
-export function countsLine(counts: StatusCounts): string {
-  const passed = `${counts.passed} passed`;
-  const failed = `${counts.failed} failed`;
-  const errors = countOf(counts.errors, "error");
-  const parts = [
-    counts.passed > 0 ? pc.green(passed) : passed,
-    counts.failed > 0 ? pc.red(failed) : failed,
-    counts.errors > 0 ? pc.yellow(errors) : errors,
-  ];
-  return `${parts.join(", ")} in ${seconds(counts.durationMs)}`;
-}
-
-export function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
