@@ -5,6 +5,7 @@ import path from "node:path";
 import { defineConfig } from "rolldown";
 
 const OUT_DIR = "dist/bin";
+const NO_H2 = "\0undici-client-h2";
 
 export default defineConfig([
   {
@@ -14,6 +15,20 @@ export default defineConfig([
     // Dependencies bundled too: their module graphs are most of the start-up cost.
     output: { dir: OUT_DIR, format: "esm", chunkFileNames: "[name]-[hash].js", cleanDir: true },
     plugins: [
+      {
+        // eb's undici pool speaks HTTP/1.1 only (allowH2 is off, so no connection negotiates h2),
+        // and undici's HTTP/2 client loads node:http2 and node:tls as it is imported: ~20 ms of
+        // CPU at the first call of every `eb eval`. Its stand-in fails the connection if called.
+        name: "undici-without-h2",
+        resolveId(source, importer) {
+          const fromUndici = importer?.includes(`${path.sep}undici${path.sep}`) ?? false;
+          return fromUndici && source === "./client-h2.js" ? NO_H2 : null;
+        },
+        load(id) {
+          if (id !== NO_H2) return null;
+          return 'module.exports = () => { throw new Error("eb does not speak HTTP/2"); };';
+        },
+      },
       {
         // The bundle is written anew on every build, so `npx eb` (a bin link to it) needs its
         // executable bit back each time.
