@@ -2,7 +2,7 @@ import { z } from "zod";
 import { redactUrl } from "../secrets/redact.js";
 import { InterruptedError, interruptible } from "./abort.js";
 import type { Cache } from "./cache.js";
-import { type ChatRequestIdentity, chatCacheKey } from "./cache-key.js";
+import { type ChatRequestIdentity, chatCacheKeys } from "./cache-key.js";
 import type { Limiters } from "./limiter.js";
 import { AccessRefusedError, REFUSED_STATUSES } from "./refused.js";
 import {
@@ -193,8 +193,28 @@ export function chatBody(request: ChatRequest) {
 
 /** The cache key of a request's answer: the same whether it was called directly or batched. */
 export function answerKey(baseURL: string, request: ChatRequest, sample: number): string {
-  return chatCacheKey(identity(baseURL, request), sample);
+  const of = JSON.stringify([
+    baseURL,
+    request.model,
+    request.temperature,
+    request.maxTokens ?? null,
+  ]);
+  let keys = keysByMessages.get(request.messages);
+  if (keys?.of !== of) {
+    keys = { of, key: chatCacheKeys(identity(baseURL, request)) };
+    keysByMessages.set(request.messages, keys);
+  }
+  return keys.key(sample);
 }
+
+/**
+ * The keys of the last request made with each list of messages: a case's samples share its list,
+ * and building a key's JSON again for each was most of the key's cost in a cached run.
+ */
+const keysByMessages = new WeakMap<
+  readonly Message[],
+  { of: string; key: (sample: number) => string }
+>();
 
 /** The answer a chat target would take from the cache for this request, without calling. */
 export async function cachedAnswer(

@@ -34,7 +34,13 @@ export interface HttpOptions {
   maxBodyBytes?: number;
 }
 
-type Send = (url: URL, signal: AbortSignal) => Promise<HttpAnswer>;
+type Send = (url: URL) => Promise<HttpAnswer>;
+
+/** When a request gives up: its deadline on performance.now()'s clock, and its timeout. */
+interface Deadline {
+  at: number;
+  ms: number;
+}
 
 const DEFAULT_MAX_BODY_BYTES = 10_000_000;
 /** Same-origin redirects followed in a row; a chain this long is a loop in all but name. */
@@ -66,14 +72,14 @@ export function createHttp(options: HttpOptions = {}): Http {
   });
   return async (request) => {
     const start = urlOf(request.url);
-    const send: Send = (url, signal) => exchange(agent, dispatchOf(request, url), signal, limit);
-    const deadline = deadlineOf(request);
+    const { timeoutMs: ms, signal } = request;
+    const deadline = ms === undefined ? null : { at: performance.now() + ms, ms };
+    const send: Send = (url) =>
+      exchange(agent, dispatchOf(request, url), { signal, deadline, limit });
     try {
-      return await following(start, request.method.toUpperCase(), send, deadline.signal);
+      return await following(start, request.method.toUpperCase(), send);
     } catch (error) {
-      throw deadline.timedOut() ? new TimeoutError(request.timeoutMs ?? 0) : failure(error);
-    } finally {
-      deadline.clear();
+      throw failure(error);
     }
   };
 }
@@ -91,32 +97,9 @@ function urlOf(input: string): URL {
   return url;
 }
 
-/** A signal that aborts with the caller's, or once the deadline passes. */
-function deadlineOf(request: HttpRequest) {
-  const controller = new AbortController();
-  let passed = false;
-  const abort = () => controller.abort();
-  const timer =
-    request.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          passed = true;
-          abort();
-        }, request.timeoutMs);
-  if (request.signal?.aborted) abort();
-  else request.signal?.addEventListener("abort", abort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => passed && request.signal?.aborted !== true,
-    clear() {
-      clearTimeout(timer);
-      request.signal?.removeEventListener("abort", abort);
-    },
-  };
-}
-
 /** What failed, as the kinds the retry rule tells apart, without URL credentials. */
 function failure(error: unknown): Error {
+  if (error instanceof TimeoutError) return error;
   const clean = scrubbed(error);
   if (clean instanceof EndpointError || clean.name === "AbortError") return clean;
   return new ConnectionError("Connection error.", { cause: clean });
@@ -128,15 +111,10 @@ function failure(error: unknown): Error {
  * and its answer be cached under the URL they did; a redirect that turns the POST into a GET
  * would drop the request. Those are refused, saying where the endpoint pointed.
  */
-async function following(
-  start: URL,
-  method: string,
-  send: Send,
-  signal: AbortSignal,
-): Promise<HttpAnswer> {
+async function following(start: URL, method: string, send: Send): Promise<HttpAnswer> {
   const visited = [start];
   for (;;) {
-    const answer = await send(visited.at(-1) as URL, signal);
+    const answer = await send(visited.at(-1) as URL);
     const location = redirectLocation(answer);
     if (location === null) return answer;
     visited.push(nextHop(visited, location, answer.status, method));
@@ -205,31 +183,51 @@ function headersOf(headers: Readonly<Record<string, string>>, url: URL): Record<
   return { ...headers, authorization: `Basic ${Buffer.from(userinfo).toString("base64")}` };
 }
 
+interface Bounds {
+  signal: AbortSignal | undefined;
+  deadline: Deadline | null;
+  limit: number;
+}
+
 /**
- * Dispatches a request and collects its answer. It rejects at once when `signal` aborts, even
- * before the request is on a socket (undici 7 would wait for the connection to abort it).
+ * Dispatches a request and collects its answer. It rejects at once when `signal` aborts or the
+ * deadline passes, even before the request is on a socket (undici 7 would wait for the
+ * connection to abort it), and closes the request's socket.
  */
 function exchange(
   agent: Agent,
   request: Dispatcher.DispatchOptions,
-  signal: AbortSignal,
-  limit: number,
+  { signal, deadline, limit }: Bounds,
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortError());
+    if (signal?.aborted) return reject(abortError());
     let onSocket: Dispatcher.DispatchController | null = null;
-    const onAbort = () => {
-      onSocket?.abort(abortError());
-      reject(abortError());
+    let stopped: Error | null = null;
+    const stop = (error: Error) => {
+      settle();
+      stopped = error;
+      onSocket?.abort(error);
+      reject(error);
     };
-    signal.addEventListener("abort", onAbort, { once: true });
-    const settle = () => signal.removeEventListener("abort", onAbort);
+    const onAbort = () => stop(abortError());
+    const timer =
+      deadline === null
+        ? undefined
+        : setTimeout(
+            () => stop(new TimeoutError(deadline.ms)),
+            Math.max(0, deadline.at - performance.now()),
+          );
+    signal?.addEventListener("abort", onAbort, { once: true });
+    function settle() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
     const chunks: Buffer[] = [];
     let status = 0;
     let headers: Record<string, string> = {};
     agent.dispatch(request, {
       onRequestStart(controller) {
-        if (signal.aborted) controller.abort(abortError());
+        if (stopped !== null) controller.abort(stopped);
         onSocket = controller;
       },
       onResponseStart(_controller, code, raw) {
