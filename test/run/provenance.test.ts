@@ -61,12 +61,14 @@ describe("gitCommit", () => {
     expect(await gitCommit(repo("empty"), env)).toBeNull();
   });
 
-  it("asks git when a GIT_* variable may point elsewhere", async () => {
+  it("asks git when a variable points it elsewhere, and minds no other GIT_* variable", async () => {
     const dir = repo("pointed");
     commit(dir, "one");
     const other = repo("elsewhere");
     commit(other, "other");
     const pointed = { ...env, GIT_DIR: path.join(other, ".git") };
     expect(await gitCommit(dir, pointed)).toBe(git(other, "rev-parse", "HEAD"));
+    const unrelated = { ...env, GIT_SSL_CAINFO: "/nowhere", GIT_TERMINAL_PROMPT: "0" };
+    expect(await gitCommit(dir, unrelated)).toBe(git(dir, "rev-parse", "HEAD"));
   });
 });
