@@ -32,6 +32,11 @@ v8.setFlagsFromString("--interrupt-budget=16384");
 // `eb eval`. Liftoff's code is fast enough for the few KB of headers a call parses (6000
 // loopback calls take the same CPU time either way). Set before undici loads.
 v8.setFlagsFromString("--liftoff-only");
+// A run makes many short-lived objects (a request, an answer, a row per sample); young-generation
+// collections of up to 32 MB (Node 20's default cap is lower) make fewer of them: a cached run of
+// 6000 samples 5.01 -> 4.84 G instructions, a 1-case run unchanged (the space grows only as
+// needed).
+v8.setFlagsFromString("--max-semi-space-size=32");
 
 /** Commands load their modules only when run, so `eb --version` starts fast. */
 function action<F>(load: () => Promise<(flags: F) => Promise<number>>) {
