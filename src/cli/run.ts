@@ -71,7 +71,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     process.stdout.write(
       flags.json
         ? await readFile(path.join(run.runDir, "report.json"), "utf8")
-        : runText(terminalSafeStrings(run.report)),
+        : runText(terminalSafeStrings(run.document), { all: flags.verbose === true }),
     );
     if (flags.junit !== undefined) {
       await writeJunit(flags.junit, runJunit(run.report, `eb run ${run.report.run_id}`));

@@ -137,7 +137,7 @@ describe("eb run: the reason of each failing script", () => {
       "assert __name__ == '__main__'",
     ].join("\n");
     const root = makeProject({ "eval_checks/self.yaml": deterministicYaml("self", script) });
-    const run = await runEb(["run", "--cwd", root]);
+    const run = await runEb(["run", "--cwd", root, "--verbose"]);
     expect(run.stdout).toContain("- self: passed");
     expect(run.code).toBe(0);
   });
