@@ -9,7 +9,7 @@ import {
   runSummaryMarkdown,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
-import { printWarning } from "./output.js";
+import { printWarning, writeCommands } from "./output.js";
 import { runDefinitions } from "./run-definitions.js";
 
 /**
@@ -55,8 +55,8 @@ export function runToGithub(run: FinishedRun): Promise<void> {
   return whenAsked(async (github) => {
     const doc = run.report;
     if (github.annotate) {
-      const lines = runAnnotations(doc, github.workspace ?? doc.project_root ?? process.cwd());
-      if (lines.length > 0) run.annotations.write(`${lines.join("\n")}\n`);
+      const base = github.workspace ?? doc.project_root ?? process.cwd();
+      writeCommands(run.annotations, runAnnotations(doc, base));
     }
     if (github.summaryFile === null) return;
     const section = runSummaryMarkdown(doc, run.command, run.gate);
@@ -105,8 +105,7 @@ async function annotateBroke(
     const reason = brokeReason(before.score, now.score, now.problem);
     return brokeAnnotation(id, reason, places.get(id) ?? null);
   });
-  const lines = annotationLines(annotations, root);
-  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
+  writeCommands(stream, annotationLines(annotations, root));
 }
 
 function warnNotReported(error: unknown): void {

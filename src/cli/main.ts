@@ -3,6 +3,7 @@ import v8 from "node:v8";
 import { Argument, Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
 import { EXIT, InputError, InputProblems, RunStoppedError } from "../errors.js";
+import { terminalSafeLine } from "../report/terminal.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
 import type { CalibrateFlags } from "./calibrate.js";
@@ -17,7 +18,7 @@ import {
   HARNESS_SETTINGS,
   RUN_SETTINGS,
 } from "./options.js";
-import { printError } from "./output.js";
+import { guardOutput, printError } from "./output.js";
 import type { PairwiseFlags } from "./pairwise.js";
 import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
@@ -576,6 +577,8 @@ function adjustOption(): Option {
     .default("none");
 }
 
+guardOutput();
+
 // `eb report … | head` closes the pipe early; that is not a failure.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
@@ -601,7 +604,8 @@ function exitCodeFor(error: unknown): number {
     return EXIT.couldNotRun;
   }
   if (error instanceof RunStoppedError) {
-    printError(error.message);
+    // One sentence of eb's quoting an endpoint's or a target's text, newlines and all.
+    printError(terminalSafeLine(error.message));
     return error.exitCode;
   }
   printError(

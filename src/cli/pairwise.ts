@@ -6,7 +6,7 @@ import { readPairs } from "../pairwise/pairs.js";
 import type { PairwiseReport } from "../pairwise/report.js";
 import { type PairwisePlan, pairwiseSuite } from "../pairwise/suite.js";
 import { pairwiseText } from "../pairwise/text.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { runSuite } from "../run/run-suite.js";
 import { redactUrl } from "../secrets/redact.js";
 import { compareOptions, type GateFlags } from "./compare.js";
@@ -105,7 +105,8 @@ function criteriaOf(given: string | undefined): string | null {
 
 function printReport(report: PairwiseReport, json: boolean): void {
   if (!json) {
-    process.stdout.write(terminalSafe(`${pairwiseText(report)}run folder: ${report.output_dir}\n`));
+    const safe = terminalSafeStrings(report);
+    process.stdout.write(`${pairwiseText(safe)}run folder: ${safe.output_dir}\n`);
     return;
   }
   const { wins, ties, losses, inconsistent, errors, pairs, items, verdict, margin } = report;
