@@ -1,6 +1,6 @@
 import { signed } from "../render/compare-text.js";
+import { cell, code } from "../render/markdown.js";
 import { PAIR_VERDICT_TEXT } from "../render/pair-verdict-text.js";
-import { cell } from "../render/stats-markdown.js";
 import type { ItemStats, PairStats, PairwiseReport } from "./report.js";
 import { MIN_CONSISTENCY } from "./stats.js";
 
@@ -93,11 +93,11 @@ export function pairwiseMarkdown(r: PairwiseReport): string {
     "",
     "| Field | Value |",
     "| --- | --- |",
-    `| Run ID | \`${r.run_id}\` |`,
-    `| Baseline | \`${cell(r.baseline.rows)}\` |`,
-    `| Candidate | \`${cell(r.candidate.rows)}\` |`,
-    `| Cases | \`${cell(r.cases_file)}\` |`,
-    `| Judge | ${cell(r.judge_model)} |`,
+    `| Run ID | ${code(r.run_id)} |`,
+    `| Baseline | ${code(r.baseline.rows)} |`,
+    `| Candidate | ${code(r.candidate.rows)} |`,
+    `| Cases | ${code(r.cases_file)} |`,
+    `| Judge | ${code(r.judge_model)} |`,
     `| Criteria | ${cell(r.criteria ?? "each case's judge graders")} |`,
     `| Verdict | ${r.verdict} (margin ${r.margin}) |`,
     ...(r.interrupted ? ["| Interrupted | yes: some pairs were not judged |"] : []),
@@ -119,9 +119,11 @@ export function pairwiseMarkdown(r: PairwiseReport): string {
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.cases.map(
       (c) =>
-        `| \`${cell(c.id)}\` | ${cell(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
+        `| ${code(c.id)} | ${code(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
     ),
-    ...(r.warnings.length > 0 ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${w}`)] : []),
+    ...(r.warnings.length > 0
+      ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${code(w)}`)]
+      : []),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -138,7 +140,7 @@ function strataTable(r: PairwiseReport): string[] {
     "",
     "| Stratum | Net win rate | CI | Wins | Ties | Losses | Inconsistent | Errors | Consistency | Position bias |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...r.strata.map((s) => `| ${cell(s.stratum)} ${statsRow(s)}`),
+    ...r.strata.map((s) => `| ${code(s.stratum)} ${statsRow(s)}`),
     "",
   ];
 }

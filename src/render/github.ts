@@ -5,6 +5,7 @@ import type { RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { failingItems, failingItemsMarkdown } from "./failing.js";
+import { code, ID_CHARS } from "./markdown.js";
 import { notRunBanner, passRateScope } from "./not-run.js";
 import { gateLine } from "./run-text.js";
 import { summaryMarkdown } from "./stats-markdown.js";
@@ -124,7 +125,7 @@ export function runSummaryMarkdown(
   const level = `${Math.round(stats.ci_level * 100)}%`;
   const scope = passRateScope(doc, stats);
   return [
-    `## eval-banana: \`${command}\` run \`${doc.run_id ?? ""}\``,
+    `## eval-banana: \`${command}\` run ${code(doc.run_id ?? "", ID_CHARS)}`,
     "",
     ...(isIncomplete(doc, stats) ? notRunBanner(doc, stats) : []),
     `**Pass rate ${fixed(stats.pass_rate)}**, ${level} interval [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method}) over ${countOf(stats.items, "item")} and ${countOf(stats.samples, "sample")}${scope ? `, ${scope}` : ""}.`,

@@ -84,11 +84,11 @@ describe("comparisonMarkdown", () => {
     expect(body).toContain("… and 4975 more (`eb compare --json` lists every one).");
     expect(body).toContain("… and 470 more strata");
     // Text from the rows sits in code spans: no tag, mention or table cell break escapes them.
-    const rows = body.split("\n").filter((line) => line.startsWith("| `\\|'<img"));
+    const rows = body.split("\n").filter((line) => line.startsWith("| ``\\|`<img"));
     expect(rows).toHaveLength(25);
     for (const row of rows) {
       expect(row).toMatch(
-        /^\| `\\\|'<img src=x>'-item-\d+-x+…` \| 1\.00 \| 0\.00 \| `sample 0: @someone <b>why<\/b> r+…` \|$/,
+        /^\| ``\\\|`<img src=x>`-item-\d+-x+…`` \| 1\.00 \| 0\.00 \| `sample 0: @someone <b>why<\/b> r+…` \|$/,
       );
     }
     expect(baseDoc.run).toMatchObject({ git_commit: null });
