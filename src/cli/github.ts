@@ -1,4 +1,4 @@
-import { appendFile } from "node:fs/promises";
+import { appendFile, stat } from "node:fs/promises";
 import type { RunDocument } from "../index.js";
 import { comparisonMarkdown } from "../index.js";
 import {
@@ -7,6 +7,9 @@ import {
   brokeAnnotation,
   runAnnotations,
   runSummaryMarkdown,
+  STEP_SUMMARY_BYTES,
+  SUMMARY_MARGIN_BYTES,
+  summaryWithin,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
 import { printWarning, writeCommands } from "./output.js";
@@ -62,7 +65,8 @@ export function runToGithub(run: FinishedRun): Promise<void> {
     const section = runSummaryMarkdown(doc, run.command, run.gate);
     const { baseline } = run;
     const compared = baseline ? comparisonMarkdown(baseline.baseDoc, baseline.candDoc) : [];
-    await appendSummary(github.summaryFile, [...section, ...compared]);
+    const seeAlso = `${run.runDir}/report.json`;
+    await appendSummary(github.summaryFile, { body: section, tail: compared, seeAlso });
   });
 }
 
@@ -76,7 +80,8 @@ export function compareToGithub(
   return whenAsked(async (github) => {
     if (github.annotate) await annotateBroke(github, base, cand, candFile, annotations);
     if (github.summaryFile === null) return;
-    await appendSummary(github.summaryFile, comparisonMarkdown(base, cand));
+    const body = comparisonMarkdown(base, cand);
+    await appendSummary(github.summaryFile, { body, tail: [], seeAlso: "`eb compare --json`" });
   });
 }
 
@@ -113,9 +118,31 @@ function warnNotReported(error: unknown): void {
   printWarning(`GitHub Actions: could not write the job summary or annotations: ${why}`);
 }
 
-/** Appends to the summary file; a file that cannot be written is a warning, never a failed run. */
-async function appendSummary(file: string, lines: readonly string[]): Promise<void> {
+/** A section of the job summary: `body` is cut to fit, then `tail` (see summaryWithin). */
+interface SummarySection {
+  body: readonly string[];
+  tail: readonly string[];
+  seeAlso: string;
+}
+
+/**
+ * Appends to the summary file what fits below GitHub's limit with what the step's file holds
+ * already; a file that cannot be written is a warning, never a failed run.
+ */
+async function appendSummary(file: string, section: SummarySection): Promise<void> {
   try {
+    const held = await stat(file).then(
+      (info) => info.size,
+      () => 0,
+    );
+    const budget = STEP_SUMMARY_BYTES - SUMMARY_MARGIN_BYTES - held;
+    const lines = summaryWithin(section.body, section.tail, budget, section.seeAlso);
+    if (lines === null) {
+      printWarning(
+        `GITHUB_STEP_SUMMARY ${file}: the job summary is left out: the step's summary holds ${held} bytes already, and GitHub drops one over 1 MiB`,
+      );
+      return;
+    }
     await appendFile(file, `${lines.join("\n")}\n`);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);

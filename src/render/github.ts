@@ -141,6 +141,62 @@ export function runSummaryMarkdown(
   ];
 }
 
+/**
+ * GitHub drops a step's summary over 1 MiB: the step's whole file, with what its other commands
+ * appended before and after eb's part. A run of thousands of strata, graders or flaky items with
+ * long names made a summary of 1.3 MB, and the step showed none of it.
+ */
+export const STEP_SUMMARY_BYTES = 1024 * 1024;
+
+/** Left free by eb's part for what the step's later commands append (a line, a table). */
+export const SUMMARY_MARGIN_BYTES = 64 * 1024;
+
+/**
+ * A job summary's section in `budget` bytes: `body` cut at a whole line when all of it does
+ * not fit, with what was left out said after it (and where it all is: `seeAlso`), then `tail`
+ * (a comparison: it is short, and what a gate decided). Null when not even that fits.
+ */
+export function summaryWithin(
+  body: readonly string[],
+  tail: readonly string[],
+  budget: number,
+  seeAlso: string,
+): string[] | null {
+  const whole = [...body, ...tail];
+  if (byteSize(whole) <= budget) return whole;
+  // The notice, its count up to ten digits long, and a line that closes a <details>.
+  const reserved = byteSize([leftOutLine(10 ** 10, seeAlso), "", "</details>", "", ...tail]);
+  if (budget < reserved) return null;
+  let room = budget - reserved;
+  let kept = 0;
+  while (kept < body.length && room >= Buffer.byteLength(body[kept]!) + 1) {
+    room -= Buffer.byteLength(body[kept]!) + 1;
+    kept++;
+  }
+  const shown = body.slice(0, kept);
+  // A cut inside the statistics' <details> closes it, so the notice is not folded away.
+  const open = shown.filter((line) => line.startsWith("<details>")).length;
+  const closed = shown.filter((line) => line === "</details>").length;
+  return [
+    ...shown,
+    "",
+    ...(open > closed ? ["</details>", ""] : []),
+    leftOutLine(body.length - kept, seeAlso),
+    "",
+    ...tail,
+  ];
+}
+
+function leftOutLine(lines: number, seeAlso: string): string {
+  const count = `${lines.toLocaleString("en-US")} more line${lines === 1 ? "" : "s"}`;
+  return `… and ${count} of this summary left out (GitHub drops a step summary over 1 MiB): every item is in ${seeAlso}.`;
+}
+
+/** Bytes of `lines` as a file holds them: each ends with a newline. */
+function byteSize(lines: readonly string[]): number {
+  return lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+}
+
 /** `file` relative to `root`, with forward slashes (as GitHub and JUnit readers want). */
 export function relativeTo(root: string, file: string): string {
   return path.relative(root, file).split(path.sep).join("/");

@@ -1,18 +1,20 @@
 /**
  * The Markdown eb writes (report.md, GitHub's job summary): names from case and check files
  * stay inside code spans, whatever backticks, mentions, images or bidi controls they hold, as a
- * CommonMark parser reads them. Real eb processes, a loopback endpoint, real Python checks.
+ * CommonMark parser reads them; and the job summary stays below GitHub's 1 MiB a step. Real eb
+ * processes, a loopback endpoint, real Python checks.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { marked } from "marked";
 import { afterEach, describe, expect, it } from "vitest";
+import { STEP_SUMMARY_BYTES, SUMMARY_MARGIN_BYTES } from "../../src/render/github.js";
 import {
   completion,
   type LoopbackServer,
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
-import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
+import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
 
 let server: LoopbackServer | undefined;
 afterEach(async () => {
@@ -87,4 +89,36 @@ describe("names from the files stay in code spans", () => {
     expectInert(report);
     expectInert(readFileSync(summary, "utf8"));
   });
+});
+
+describe("the job summary of a large run", () => {
+  it("stays below GitHub's 1 MiB with what the step held, and ends saying what it left out", async () => {
+    server = await startLoopbackServer(noAnswer);
+    // A stratum and a grader per case, with long names: 2,000 rows in each of two lists.
+    const long = (what: string, i: number) => `${what}-${i}-${"x".repeat(300)}`;
+    const lines = Array.from({ length: 2000 }, (_, i) =>
+      caseLine(long("case", i), long("stratum", i), long("grader", i)),
+    );
+    const root = makeProject({ "cases.jsonl": `${lines.join("\n")}\n` });
+    const earlier = "# an earlier step\n\nIts own part of the summary.\n";
+    const summary = writeFile(root, "summary.md", earlier);
+    const run = await runEb(
+      ["eval", "cases.jsonl", "-m", "m", "--api-base", server.baseURL, "--out", "runs"],
+      { cwd: root, env: { GITHUB_STEP_SUMMARY: summary } },
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const text = readFileSync(summary, "utf8");
+    expect(text.startsWith(earlier)).toBe(true);
+    expect(statSync(summary).size).toBeLessThanOrEqual(STEP_SUMMARY_BYTES - SUMMARY_MARGIN_BYTES);
+    const runDir = onlyRun(root, "runs");
+    expect(text.trimEnd().split("\n").at(-1)).toMatch(
+      new RegExp(
+        `^… and [\\d,]+ more lines of this summary left out \\(GitHub drops a step summary over 1 MiB\\): every item is in ${runDir}/report\\.json\\.$`,
+      ),
+    );
+    // The cut closes the statistics' <details>, so the notice is not folded away.
+    expect(text.match(/<details>/g)).toHaveLength(1);
+    expect(text.match(/<\/details>/g)).toHaveLength(1);
+    expect(text).toContain("### Fell short: 2000 items, worst first");
+  }, 120_000);
 });
