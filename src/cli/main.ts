@@ -392,7 +392,8 @@ program
 const GITHUB_HELP = `
 GitHub Actions (eb run, eb eval and eb compare alike, detected from the environment):
   GITHUB_STEP_SUMMARY set   append a Markdown summary to that file: pass rate with its interval,
-                            the gate, the items that fell short with why, the compare verdict
+                            the gate, the items that fell short with why, the compare verdict;
+                            cut to stay below GitHub's 1 MiB a step, saying what it left out
                             (a file that cannot be written is a warning, never a failed run)
   GITHUB_ACTIONS=true       print ::error annotations (::warning for flaky items) on the line of
                             each item's definition (a check's id:, a case's JSONL line), at most
