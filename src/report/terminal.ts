@@ -79,9 +79,11 @@ const BLANK = /^(?:[^\S\r\n]|\u0085)*$/;
 
 /**
  * A filter for everything eb writes to stdout or stderr: no line it lets through holds a
- * workflow command. A colon that starts a line becomes `\:` (eb's own lines never start with
- * one) and `##[` becomes `##\[`; nothing else changes. It keeps state between calls, as a line
- * may arrive in several writes; eb's own annotations are written around it (`lineStart`).
+ * workflow command. A colon that starts a line becomes `\u003a` (eb's own lines never start
+ * with one) and the `[` of `##[` becomes `\u005b`: visible escapes, as terminalSafe's, that also
+ * mean the same inside a JSON string, so `--json` output stays the same JSON. Nothing else
+ * changes. It keeps state between calls, as a line may arrive in several writes; eb's own
+ * annotations are written around it (`lineStart`).
  */
 export class CommandGuard {
   /** Only blanks since the last line ended: a colon now would start the line. */
@@ -98,8 +100,8 @@ export class CommandGuard {
     this.blankLine = lastBreak >= 0 && BLANK.test(joined.slice(lastBreak + 1));
     this.hashes = joined.endsWith("##") ? 2 : joined.endsWith("#") ? 1 : 0;
     return joined
-      .replace(LEADING_COLON, "$1\\:")
-      .replace(LEGACY_COMMAND, "##\\[")
+      .replace(LEADING_COLON, "$1\\u003a")
+      .replace(LEGACY_COMMAND, "##\\u005b")
       .slice(prefix.length);
   }
 

@@ -64,7 +64,7 @@ describe("an endpoint's text reaches the terminal on eb's lines", () => {
       env: { EVAL_BANANA_API_KEY: KEY, GITHUB_ACTIONS: "true" },
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("HTTP 401 bad key␊::error::pwned␊##\\[error]pwned");
+    expect(run.stderr).toContain("HTTP 401 bad key␊::error::pwned␊##\\u005berror]pwned");
     expectNoForeignCommands(run);
   });
 
@@ -153,11 +153,14 @@ describe("ids, strata and grader names never start a line", () => {
     };
     // What each printed names the hostile items, escaped, on eb's own lines.
     expect(outputs.bad.stdout).toContain("- a␊::stop-commands::x: 0/2");
-    expect(outputs.report.stdout).toContain("  \\::error::leading");
+    expect(outputs.report.stdout).toContain("  \\u003a:error::leading");
     expect(outputs.report.stdout).toContain("s1␊::stop-commands::x");
-    expect(outputs.report.stdout).toContain("##\\[warning]grader");
+    expect(outputs.report.stdout).toContain("##\\u005bwarning]grader");
+    // The escapes mean the same inside a JSON string: --json output is the same JSON.
+    const json = JSON.parse(outputs.reportJson.stdout) as { graders: { name: string }[] };
+    expect(json.graders.map((g) => g.name)).toContain("##[warning]grader");
     expect(outputs.compare.stdout).toContain("broke 3 items");
-    expect(outputs.pairwise.stdout).toContain("  \\::error::leading:");
+    expect(outputs.pairwise.stdout).toContain("  \\u003a:error::leading:");
     // The annotations are there, one line each, on the lines GitHub reads them from.
     expect(outputs.bad.stdout).toContain(
       "\n::error file=cases.jsonl,line=2,title=eval-banana%3A %3A%3Aerror%3A%3Aleading (failed all 2 samples)::",

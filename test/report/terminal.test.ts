@@ -35,7 +35,7 @@ describe("CommandGuard", () => {
   it("escapes a colon that starts a line, after blanks, and ##[ anywhere", () => {
     const guard = new CommandGuard();
     expect(guard.filter("::error::a\n  ::warning::b\r::x\nok: c ##[error]d\n")).toBe(
-      "\\::error::a\n  \\::warning::b\r\\::x\nok: c ##\\[error]d\n",
+      "\\u003a:error::a\n  \\u003a:warning::b\r\\u003a:x\nok: c ##\\u005berror]d\n",
     );
   });
 
@@ -43,7 +43,7 @@ describe("CommandGuard", () => {
     const guard = new CommandGuard();
     const writes = ["x\n", " ", ":", ":error::a ", "#", "#", "[e] x", "\n", "\u0085:b\n", "y:z"];
     expect(writes.map((w) => guard.filter(w)).join("")).toBe(
-      "x\n \\::error::a ##\\[e] x\n\u0085\\:b\ny:z",
+      "x\n \\u003a:error::a ##\\u005be] x\n\u0085\\u003ab\ny:z",
     );
   });
 
@@ -51,7 +51,7 @@ describe("CommandGuard", () => {
     const guard = new CommandGuard();
     expect(guard.filter("half a line")).toBe("half a line");
     guard.lineStart();
-    expect(guard.filter("::x")).toBe("\\::x");
+    expect(guard.filter("::x")).toBe("\\u003a:x");
   });
 });
 
