@@ -15,7 +15,7 @@ import {
   withComparison,
 } from "../index.js";
 import type { SummaryOptions } from "../report/run-summary.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
@@ -124,7 +124,7 @@ export function printComparison(c: CompareBlock, json: boolean): void {
     process.stdout.write(`${terminalSafeJson(JSON.stringify(object, null, 2))}\n`);
   } else {
     // Ids and strata come from the rows.
-    process.stdout.write(terminalSafe(comparisonText(c)));
+    process.stdout.write(comparisonText(terminalSafeStrings(c)));
   }
 }
 
@@ -162,9 +162,9 @@ export async function baselineGate(
       block,
       comparisonGate(block, gate.inconclusive, location),
     );
-    process.stdout.write(terminalSafe(`Compared with the baseline ${location}:\n`));
+    process.stdout.write(`Compared with the baseline ${terminalSafeLine(location)}:\n`);
     printComparison(block, false);
-    const line = terminalSafe(gateLine(candDoc));
+    const line = gateLine({ ...candDoc, verdict: terminalSafeStrings(candDoc.verdict) });
     process.stdout.write(`${line}\n`);
     const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
     return { code, gateLine: line, baseDoc: base.document, candDoc };

@@ -11,7 +11,7 @@ import {
   runJunit,
   runText,
 } from "../index.js";
-import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
+import { terminalSafe, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
 import { baselineGate } from "./compare.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
@@ -138,7 +138,7 @@ async function dryRun(
 ): Promise<number> {
   const { dryRunCases, dryRunText } = await import("../cases/dry-run.js");
   const estimate = await dryRunCases(caseOptions(cases, flags, options, config));
-  process.stdout.write(terminalSafeStrings(dryRunText(estimate)));
+  process.stdout.write(terminalSafe(dryRunText(estimate)));
   return EXIT.passed;
 }
 
@@ -149,7 +149,7 @@ async function dryRun(
 function batchLine(s: RoundStatus): string {
   const round = s.round === "judge" ? "judge " : "";
   const counts = `${s.completed}/${s.total} completed, ${s.failed} failed`;
-  return `${round}batch ${terminalSafe(s.id)}: ${terminalSafe(s.status)}, ${counts}`;
+  return `${round}batch ${terminalSafeLine(s.id)}: ${terminalSafeLine(s.status)}, ${counts}`;
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */

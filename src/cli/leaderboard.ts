@@ -2,7 +2,7 @@ import path from "node:path";
 import { EXIT, InputError } from "../errors.js";
 import { leaderboard, leaderboardText, loadConfig, readDocument } from "../index.js";
 import { ruleLine } from "../render/leaderboard-text.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
@@ -52,7 +52,7 @@ async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
   process.stdout.write(
     flags.json
       ? `${terminalSafeJson(JSON.stringify(board.entries, null, 2))}\n`
-      : terminalSafe(leaderboardText(board)),
+      : leaderboardText(terminalSafeStrings(board)),
   );
   return EXIT.passed;
 }

@@ -3,6 +3,7 @@ import v8 from "node:v8";
 import { Argument, Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
 import { EXIT, InputError, InputProblems, RunStoppedError } from "../errors.js";
+import { terminalSafeLine } from "../report/terminal.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
 import type { CalibrateFlags } from "./calibrate.js";
@@ -17,7 +18,7 @@ import {
   HARNESS_SETTINGS,
   RUN_SETTINGS,
 } from "./options.js";
-import { printError } from "./output.js";
+import { guardOutput, printError } from "./output.js";
 import type { PairwiseFlags } from "./pairwise.js";
 import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
@@ -391,7 +392,8 @@ program
 const GITHUB_HELP = `
 GitHub Actions (eb run, eb eval and eb compare alike, detected from the environment):
   GITHUB_STEP_SUMMARY set   append a Markdown summary to that file: pass rate with its interval,
-                            the gate, the items that fell short with why, the compare verdict
+                            the gate, the items that fell short with why, the compare verdict;
+                            cut to stay below GitHub's 1 MiB a step, saying what it left out
                             (a file that cannot be written is a warning, never a failed run)
   GITHUB_ACTIONS=true       print ::error annotations (::warning for flaky items) on the line of
                             each item's definition (a check's id:, a case's JSONL line), at most
@@ -576,6 +578,8 @@ function adjustOption(): Option {
     .default("none");
 }
 
+guardOutput();
+
 // `eb report … | head` closes the pipe early; that is not a failure.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
@@ -601,7 +605,8 @@ function exitCodeFor(error: unknown): number {
     return EXIT.couldNotRun;
   }
   if (error instanceof RunStoppedError) {
-    printError(error.message);
+    // One sentence of eb's quoting an endpoint's or a target's text, newlines and all.
+    printError(terminalSafeLine(error.message));
     return error.exitCode;
   }
   printError(

@@ -7,7 +7,7 @@ import {
   runPairwise,
   type SuiteRun,
 } from "../index.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { compareOptions, type GateFlags } from "./compare.js";
 import { configOptions } from "./eval.js";
 import { abortOnSignals } from "./interrupt.js";
@@ -91,8 +91,10 @@ function printReport(run: SuiteRun<PairwiseReport>, json: boolean): void {
   const { report, document } = run;
   if (!json) {
     if (document.pairwise === null) return;
-    const text = pairwiseText({ ...document, pairwise: document.pairwise });
-    process.stdout.write(terminalSafe(`${text}run folder: ${report.output_dir}\n`));
+    const safe = terminalSafeStrings(document);
+    const text = pairwiseText({ ...safe, pairwise: terminalSafeStrings(document.pairwise) });
+    process.stdout.write(`${text}run folder: ${safe.output_dir}
+`);
     return;
   }
   const object = {

@@ -7,8 +7,8 @@ import {
 } from "../report/blocks.js";
 import type { RunDocument } from "../report/document.js";
 import { signed } from "./compare-text.js";
+import { cell, code } from "./markdown.js";
 import { PAIR_VERDICT_TEXT } from "./pair-verdict-text.js";
-import { cell } from "./stats-markdown.js";
 
 /** A document of `eb pairwise`: one with its block. */
 type PairwiseDocument = RunDocument & { pairwise: PairwiseBlock };
@@ -104,11 +104,11 @@ export function pairwiseMarkdown(doc: PairwiseDocument): string {
     "",
     "| Field | Value |",
     "| --- | --- |",
-    `| Run ID | \`${doc.run_id ?? ""}\` |`,
-    `| Baseline | \`${cell(r.baseline.rows)}\` |`,
-    `| Candidate | \`${cell(r.candidate.rows)}\` |`,
-    `| Cases | \`${cell(r.cases_file)}\` |`,
-    `| Judge | ${cell(r.judge_model)} |`,
+    `| Run ID | ${code(doc.run_id ?? "")} |`,
+    `| Baseline | ${code(r.baseline.rows)} |`,
+    `| Candidate | ${code(r.candidate.rows)} |`,
+    `| Cases | ${code(r.cases_file)} |`,
+    `| Judge | ${code(r.judge_model)} |`,
     `| Criteria | ${cell(r.criteria ?? "each case's judge graders")} |`,
     `| Verdict | ${r.verdict} (margin ${r.margin}) |`,
     ...(outcome === "interrupted" ? ["| Interrupted | yes: some pairs were not judged |"] : []),
@@ -134,9 +134,11 @@ export function pairwiseMarkdown(doc: PairwiseDocument): string {
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.cases.map(
       (c) =>
-        `| \`${cell(c.id)}\` | ${cell(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
+        `| ${code(c.id)} | ${code(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
     ),
-    ...(r.warnings.length > 0 ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${w}`)] : []),
+    ...(r.warnings.length > 0
+      ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${code(w)}`)]
+      : []),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -153,7 +155,7 @@ function strataTable(r: PairwiseBlock): string[] {
     "",
     "| Stratum | Net win rate | CI | Wins | Ties | Losses | Inconsistent | Errors | Consistency | Position bias |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...r.strata.map((s) => `| ${cell(s.stratum)} ${statsRow(s)}`),
+    ...r.strata.map((s) => `| ${code(s.stratum)} ${statsRow(s)}`),
     "",
   ];
 }

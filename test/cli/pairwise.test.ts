@@ -226,7 +226,7 @@ describe("eb pairwise: judges of known behaviour", () => {
     for (const file of ["report.md", "report.html"]) {
       expect(existsSync(path.join(run.out, file))).toBe(true);
     }
-    expect(readFileSync(path.join(run.out, "report.md"), "utf8")).toContain("| `add` | math |");
+    expect(readFileSync(path.join(run.out, "report.md"), "utf8")).toContain("| `add` | `math` |");
   });
 
   it("the same answers on both sides: consistent ties, inconclusive", async () => {
