@@ -1,23 +1,73 @@
 import type { DocumentItem } from "../../../report/document.js";
-import { count, h } from "./dom.js";
+import { type Child, count, h } from "./dom.js";
 import { FILTERS, type Filter, type Mode, type Row } from "./rows.js";
-import {
-  changeBadge,
-  flakyBadge,
-  isFlaky,
-  outcomeBadge,
-  outcomeOf,
-  PAIR_OUTCOMES,
-  pairBadge,
-} from "./status.js";
+import { changeBadge, itemBadges, pairBadge, pairCounts } from "./status.js";
 
 /** Rows drawn at once: 10,000 items stay as fast as 100. */
 const PAGE_ROWS = 100;
 
-const SCORE_HEADING: Record<Mode, string> = {
-  run: "Passed",
-  compare: "Baseline → candidate",
-  pairwise: "Candidate won",
+interface Column {
+  heading: string;
+  class?: string;
+  cell: (row: Row) => Child;
+}
+
+const STATUS: Column = {
+  heading: "Status",
+  cell: (row) => h("div", { class: "tags" }, ...itemBadges(row.side.item)),
+};
+/** A pairwise case's count of each outcome, worst first. */
+const PAIRS: Column = {
+  heading: "Status",
+  cell: (row) =>
+    h(
+      "div",
+      { class: "tags", "data-test": "pairs" },
+      ...pairCounts(row.pairs ?? []).map(([o, n]) => pairBadge(o, n)),
+    ),
+};
+const CHANGE: Column = {
+  heading: "Change",
+  cell: (row) => (row.change ? changeBadge(row.change) : null),
+};
+const ITEM: Column = { heading: "Item", class: "id", cell: (row) => row.side.item.id };
+const GROUP: Column = { heading: "Stratum / tags", cell: (row) => groupCell(row.side.item) };
+const score = (heading: string): Column => ({
+  heading,
+  class: "score",
+  cell: (row) => scoreOf(row.side.item),
+});
+const reason = (heading: string): Column => ({
+  heading,
+  class: "reason",
+  cell: (row) => row.side.item.problem ?? "",
+});
+
+/** Each list's title and columns. */
+const TABLES: Record<Mode, { title: string; columns: Column[] }> = {
+  run: {
+    title: "Items, worst first",
+    columns: [STATUS, ITEM, GROUP, score("Passed"), reason("Why it fell short")],
+  },
+  compare: {
+    title: "Items, what changed first",
+    columns: [
+      STATUS,
+      CHANGE,
+      ITEM,
+      GROUP,
+      {
+        heading: "Baseline → candidate",
+        class: "score",
+        cell: (row) => `${row.base ? `${scoreOf(row.base.item)} → ` : ""}${scoreOf(row.side.item)}`,
+      },
+      reason("Why it fell short"),
+    ],
+  },
+  pairwise: {
+    title: "Items, worst first",
+    columns: [PAIRS, ITEM, GROUP, score("Candidate won"), reason("First verdict short of a win")],
+  },
 };
 
 /**
@@ -48,8 +98,9 @@ export function itemsView(
   const next = h("button", { type: "button" }, "Next ›");
   prev.addEventListener("click", () => turn(-1));
   next.addEventListener("click", () => turn(1));
-  const columns = mode === "compare" ? 6 : 5;
-  const table = h("table", { class: "items" }, h("thead", {}, headRow(mode)), body);
+  const { title, columns } = TABLES[mode];
+  const head = h("tr", {}, ...columns.map((column) => h("th", { scope: "col" }, column.heading)));
+  const table = h("table", { class: "items" }, h("thead", {}, head), body);
 
   function choose(filter: Filter): void {
     state.filter = filter;
@@ -77,9 +128,9 @@ export function itemsView(
     state.page = Math.min(Math.max(0, state.page), pages - 1);
     const start = state.page * PAGE_ROWS;
     const slice = state.shown.slice(start, start + PAGE_ROWS);
-    body.replaceChildren(...slice.map((row) => tableRow(row, mode, open)));
+    body.replaceChildren(...slice.map((row) => tableRow(row, columns, open)));
     if (slice.length === 0) {
-      const none = h("td", { colspan: String(columns), class: "empty" }, "No item matches.");
+      const none = h("td", { colspan: String(columns.length), class: "empty" }, "No item matches.");
       body.append(h("tr", {}, none));
     }
     const total = state.shown.length;
@@ -96,11 +147,7 @@ export function itemsView(
   return h(
     "section",
     { class: "card", "aria-labelledby": "items-title" },
-    h(
-      "h2",
-      { id: "items-title" },
-      mode === "compare" ? "Items, what changed first" : "Items, worst first",
-    ),
+    h("h2", { id: "items-title" }, title),
     h(
       "div",
       { class: "toolbar" },
@@ -123,36 +170,15 @@ function filterButton(filter: Filter, rows: readonly Row[], choose: () => void):
   return button;
 }
 
-function headRow(mode: Mode): HTMLElement {
-  return h(
-    "tr",
-    {},
-    h("th", { scope: "col" }, "Status"),
-    mode === "compare" ? h("th", { scope: "col" }, "Change") : null,
-    h("th", { scope: "col" }, "Item"),
-    h("th", { scope: "col" }, "Stratum / tags"),
-    h("th", { scope: "col" }, SCORE_HEADING[mode]),
-    h(
-      "th",
-      { scope: "col" },
-      mode === "pairwise" ? "First verdict short of a win" : "Why it fell short",
-    ),
-  );
-}
-
-function tableRow(row: Row, mode: Mode, open: (row: Row, from: HTMLElement) => void): HTMLElement {
-  const { item } = row.side;
-  const score =
-    row.base && mode === "compare" ? `${scoreOf(row.base.item)} → ${scoreOf(item)}` : scoreOf(item);
+function tableRow(
+  row: Row,
+  columns: readonly Column[],
+  open: (row: Row, from: HTMLElement) => void,
+): HTMLElement {
   const tr = h(
     "tr",
-    { tabindex: "0", "data-id": item.id, title: "Enter or click: details" },
-    h("td", {}, statusCell(row)),
-    mode === "compare" ? h("td", {}, row.change ? changeBadge(row.change) : null) : null,
-    h("td", { class: "id" }, item.id),
-    h("td", {}, groupCell(item)),
-    h("td", { class: "score" }, score),
-    h("td", { class: "reason" }, item.problem ?? ""),
+    { tabindex: "0", "data-id": row.side.item.id, title: "Enter or click: details" },
+    ...columns.map((column) => h("td", { class: column.class }, column.cell(row))),
   );
   tr.addEventListener("click", () => open(row, tr));
   tr.addEventListener("keydown", (event) => {
@@ -162,22 +188,6 @@ function tableRow(row: Row, mode: Mode, open: (row: Row, from: HTMLElement) => v
     open(row, tr);
   });
   return tr;
-}
-
-/** A run's pass / fail / error; a pairwise run's count of each outcome, worst first. */
-function statusCell(row: Row): HTMLElement {
-  const { item } = row.side;
-  if (row.pairs) {
-    const counts = PAIR_OUTCOMES.map((o) => [o, row.pairs!.filter((p) => p === o).length] as const);
-    const badges = counts.filter(([, n]) => n > 0).map(([o, n]) => pairBadge(o, n));
-    return h("div", { class: "tags", "data-test": "pairs" }, ...badges);
-  }
-  return h(
-    "div",
-    { class: "tags" },
-    outcomeBadge(outcomeOf(item)),
-    isFlaky(item) ? flakyBadge() : null,
-  );
 }
 
 /** `3/4` samples passed; a fractional score (rows of other programs) as the mean. */
