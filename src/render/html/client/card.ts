@@ -1,5 +1,5 @@
 /** The parts of the cards: an interval drawn on a scale, figures, and lists of keys and values. */
-import { bounds, type Child, h, type Props } from "./dom.js";
+import { bounds, type Child, h, type Props, para } from "./dom.js";
 
 type Interval = Record<"estimate" | "low" | "high", number | null>;
 type Mark = { at: number; class: string; label: string };
@@ -66,7 +66,7 @@ export function heroCard({ id, title, lines, bar, notes, before = [], after }: H
         {},
         intervalBar(bar, bar.scale, bar.label),
         scaleRow(bar.ticks),
-        ...notes.map((note) => (note === null ? null : h("p", { class: "note" }, note))),
+        ...notes.map((note) => para(note)),
       ),
     ),
     ...after,
@@ -108,7 +108,7 @@ export function chartCard({ title, note, rows, scale, format }: Chart): HTMLElem
     h("h2", {}, title),
     chart,
     h("div", { class: "chart-row" }, h("div"), scaleRow(ends), h("div")),
-    h("p", { class: "note" }, note),
+    para(note),
   );
 }
 

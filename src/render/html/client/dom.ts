@@ -39,6 +39,15 @@ function build<E extends Element>(element: E, props: Props, children: readonly C
   return element;
 }
 
+/** A paragraph; none when there is no text, so what a run lacks leaves no trace on its page. */
+export function para(
+  text: string | null | undefined,
+  cls = "note",
+  test?: string,
+): HTMLElement | null {
+  return text ? h("p", { class: cls, "data-test": test }, text) : null;
+}
+
 /**
  * A link to a file of a run folder: `base` (the page's folder to the run folder) and a path eb
  * wrote relative to the run folder, each segment encoded, so it stays a relative path.

@@ -1,41 +1,37 @@
 import type { DocumentItem } from "../../../report/document.js";
-import { type Child, count, h } from "./dom.js";
+import { type Child, count, h, type Props } from "./dom.js";
 import { FILTERS, type Filter, type Mode, type Row } from "./rows.js";
 import { changeBadge, itemBadges, pairBadge, pairCounts } from "./status.js";
 
 /** Rows drawn at once: 10,000 items stay as fast as 100. */
 const PAGE_ROWS = 100;
 
+/** A column of the items table: its heading, its cells' class, and what a row shows there. */
 interface Column {
   heading: string;
   class?: string;
   cell: (row: Row) => Child;
 }
 
-const STATUS: Column = {
-  heading: "Status",
-  cell: (row) => h("div", { class: "tags" }, ...itemBadges(row.side.item)),
-};
+const tags = (props: Props, badges: HTMLElement[]) =>
+  h("div", { class: "tags", ...props }, ...badges);
+const STATUS: Column = { heading: "Status", cell: (row) => tags({}, itemBadges(row.side.item)) };
 /** A pairwise case's count of each outcome, worst first. */
 const PAIRS: Column = {
   heading: "Status",
   cell: (row) =>
-    h(
-      "div",
-      { class: "tags", "data-test": "pairs" },
-      ...pairCounts(row.pairs ?? []).map(([o, n]) => pairBadge(o, n)),
+    tags(
+      { "data-test": "pairs" },
+      pairCounts(row.pairs ?? []).map((c) => pairBadge(...c)),
     ),
 };
-const CHANGE: Column = {
-  heading: "Change",
-  cell: (row) => (row.change ? changeBadge(row.change) : null),
-};
+const CHANGE: Column = { heading: "Change", cell: (row) => row.change && changeBadge(row.change) };
 const ITEM: Column = { heading: "Item", class: "id", cell: (row) => row.side.item.id };
 const GROUP: Column = { heading: "Stratum / tags", cell: (row) => groupCell(row.side.item) };
 const score = (heading: string): Column => ({
   heading,
   class: "score",
-  cell: (row) => scoreOf(row.side.item),
+  cell: (row) => `${row.base ? `${scoreOf(row.base.item)} → ` : ""}${scoreOf(row.side.item)}`,
 });
 const reason = (heading: string): Column => ({
   heading,
@@ -43,26 +39,17 @@ const reason = (heading: string): Column => ({
   cell: (row) => row.side.item.problem ?? "",
 });
 
+const WHY = reason("Why it fell short");
+
 /** Each list's title and columns. */
 const TABLES: Record<Mode, { title: string; columns: Column[] }> = {
   run: {
     title: "Items, worst first",
-    columns: [STATUS, ITEM, GROUP, score("Passed"), reason("Why it fell short")],
+    columns: [STATUS, ITEM, GROUP, score("Passed"), WHY],
   },
   compare: {
     title: "Items, what changed first",
-    columns: [
-      STATUS,
-      CHANGE,
-      ITEM,
-      GROUP,
-      {
-        heading: "Baseline → candidate",
-        class: "score",
-        cell: (row) => `${row.base ? `${scoreOf(row.base.item)} → ` : ""}${scoreOf(row.side.item)}`,
-      },
-      reason("Why it fell short"),
-    ],
+    columns: [STATUS, CHANGE, ITEM, GROUP, score("Baseline → candidate"), WHY],
   },
   pairwise: {
     title: "Items, worst first",
@@ -80,65 +67,53 @@ export function itemsView(
   open: (row: Row, from: HTMLElement) => void,
 ): HTMLElement {
   const filters = FILTERS[mode];
-  const state = { filter: filters[0]!, query: "", page: 0, shown: [] as readonly Row[] };
-  const buttons = filters.map((filter) => filterButton(filter, rows, () => choose(filter)));
+  const { title, columns } = TABLES[mode];
+  const state = { filter: filters[0]!, query: "", page: 0 };
+  const change = (to: Partial<typeof state>) => {
+    Object.assign(state, to);
+    update();
+  };
+  const buttons = filters.map((filter) =>
+    filterButton(filter, rows, () => change({ filter, page: 0 })),
+  );
   const search = h("input", {
     type: "search",
     placeholder: "Search id, stratum, tag or reason",
     "aria-label": "Search items",
   });
-  search.addEventListener("input", () => {
-    state.query = search.value.trim().toLowerCase();
-    state.page = 0;
-    update();
-  });
+  search.addEventListener("input", () =>
+    change({ query: search.value.trim().toLowerCase(), page: 0 }),
+  );
   const body = h("tbody");
   const status = h("span", { "aria-live": "polite", "data-test": "shown" });
   const prev = h("button", { type: "button" }, "‹ Previous");
   const next = h("button", { type: "button" }, "Next ›");
-  prev.addEventListener("click", () => turn(-1));
-  next.addEventListener("click", () => turn(1));
-  const { title, columns } = TABLES[mode];
+  prev.addEventListener("click", () => change({ page: state.page - 1 }));
+  next.addEventListener("click", () => change({ page: state.page + 1 }));
   const head = h("tr", {}, ...columns.map((column) => h("th", { scope: "col" }, column.heading)));
-  const table = h("table", { class: "items" }, h("thead", {}, head), body);
-
-  function choose(filter: Filter): void {
-    state.filter = filter;
-    state.page = 0;
-    update();
-  }
-
-  function turn(by: number): void {
-    state.page += by;
-    draw();
-  }
 
   function update(): void {
     for (const button of buttons) {
       button.setAttribute("aria-pressed", String(button.dataset.filter === state.filter.key));
     }
-    const { keep } = state.filter;
-    const query = state.query;
-    state.shown = rows.filter((row) => keep(row) && (query === "" || row.haystack.includes(query)));
-    draw();
-  }
-
-  function draw(): void {
-    const pages = Math.max(1, Math.ceil(state.shown.length / PAGE_ROWS));
+    const { filter, query } = state;
+    const shown = rows.filter(
+      (row) => filter.keep(row) && (query === "" || row.haystack.includes(query)),
+    );
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE_ROWS));
     state.page = Math.min(Math.max(0, state.page), pages - 1);
     const start = state.page * PAGE_ROWS;
-    const slice = state.shown.slice(start, start + PAGE_ROWS);
+    const slice = shown.slice(start, start + PAGE_ROWS);
     body.replaceChildren(...slice.map((row) => tableRow(row, columns, open)));
     if (slice.length === 0) {
       const none = h("td", { colspan: String(columns.length), class: "empty" }, "No item matches.");
       body.append(h("tr", {}, none));
     }
-    const total = state.shown.length;
-    const noun = total === 1 ? "item" : "items";
+    const noun = shown.length === 1 ? "item" : "items";
     status.textContent =
-      total === 0
+      shown.length === 0
         ? "no items"
-        : `${count(start + 1)}–${count(start + slice.length)} of ${count(total)} ${noun}`;
+        : `${count(start + 1)}–${count(start + slice.length)} of ${count(shown.length)} ${noun}`;
     prev.disabled = state.page === 0;
     next.disabled = state.page >= pages - 1;
   }
@@ -154,7 +129,7 @@ export function itemsView(
       h("div", { class: "filters", role: "group", "aria-label": "Filter items" }, ...buttons),
       search,
     ),
-    table,
+    h("table", { class: "items" }, h("thead", {}, head), body),
     h("div", { class: "pager" }, status, prev, next),
   );
 }
@@ -200,5 +175,8 @@ function scoreOf(item: DocumentItem): string {
 
 function groupCell(item: DocumentItem): HTMLElement {
   const names = [item.stratum, ...item.tags].filter((name) => name !== "");
-  return h("div", { class: "tags" }, ...names.map((name) => h("span", { class: "pill" }, name)));
+  return tags(
+    {},
+    names.map((name) => h("span", { class: "pill" }, name)),
+  );
 }

@@ -1,7 +1,7 @@
 import type { PairwiseBlock } from "../../../report/blocks.js";
 import { PAIR_VERDICT_TEXT } from "../../pair-verdict-text.js";
 import { heroCard, marginMarks, statsRow, verdictLine } from "./card.js";
-import { bounds, count, fixed, h, percent, signed } from "./dom.js";
+import { bounds, count, fixed, para, percent, signed } from "./dom.js";
 
 /**
  * A pairwise run's counts (a tie is its own outcome, not a loss), the net win rate with its
@@ -46,9 +46,7 @@ export function pairwiseSummary(p: PairwiseBlock): HTMLElement {
         ["consistency", fixed(p.consistency), `${count(consistent)} of ${count(p.pairs)} pairs`],
         ["position bias", fixed(p.position_bias), "share naming the first answer; 0.5 is none"],
       ]),
-      p.position_note
-        ? h("p", { class: "note", "data-test": "position-note" }, p.position_note)
-        : null,
+      para(p.position_note, "note", "position-note"),
     ],
   });
 }

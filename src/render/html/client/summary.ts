@@ -1,7 +1,7 @@
 import type { RunDocument } from "../../../report/document.js";
 import type { RunData } from "../model.js";
 import { heroCard, keyValues, type Stat, statsRow } from "./card.js";
-import { bounds, count, fixed, h, percent } from "./dom.js";
+import { bounds, count, fixed, h, para, percent } from "./dom.js";
 
 /** Pass rate with its interval drawn, the counts that qualify it, cost and latency. */
 export function summaryView(run: RunData, heading: string): HTMLElement {
@@ -26,7 +26,7 @@ export function summaryView(run: RunData, heading: string): HTMLElement {
     notes: [kLine(run.doc)],
     after: [
       statsRow(stats(run.doc)),
-      ...run.judges.map((line) => h("p", { class: "note", "data-test": "judge-noise" }, line)),
+      ...run.judges.map((line) => para(line, "note", "judge-noise")),
     ],
   });
 }
@@ -94,6 +94,6 @@ export function provenanceView(run: RunData, title: string): HTMLElement {
       ["command", info.command, true],
       ["location", doc.output_dir],
     ]),
-    doc.kind === null ? h("p", { class: "muted" }, "Rows without an eval-banana manifest.") : null,
+    para(doc.kind === null ? "Rows without an eval-banana manifest." : null, "muted"),
   );
 }
