@@ -64,14 +64,9 @@ const PAIRS = {
 
 export type PairOutcome = keyof typeof PAIRS;
 
-/**
- * A pair's outcome. A pairwise row scores only a win as 1, so its status cannot tell a tie from
- * a loss; its reason starts with the outcome (`tie: baseline first: …`, src/pairwise/judge-pair).
- */
+/** A pair's outcome; a pair without one had no verdict in some order. */
 export function pairOutcome(sample: Outcome): PairOutcome {
-  if (sample.status === "error") return "error";
-  const word = /^(win|tie|loss|inconsistent):/.exec(sample.reason ?? "")?.[1];
-  return word === undefined ? (sample.status === "passed" ? "win" : "loss") : (word as PairOutcome);
+  return sample.pair ?? "error";
 }
 
 export function pairBadge(outcome: PairOutcome, times = 1): HTMLElement {
