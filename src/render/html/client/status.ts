@@ -15,10 +15,7 @@ export function isFlaky(item: DocumentItem): boolean {
 }
 
 /** How a pill looks: an icon and a word as well as a colour, so it reads the same without colour. */
-interface Look {
-  icon: string;
-  class: string;
-}
+type Look = { icon: string; class: string };
 
 function pill(look: Look, text: string, title?: string): HTMLElement {
   return h("span", { class: `pill ${look.class}`, title }, `${look.icon} ${text}`);
