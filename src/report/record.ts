@@ -152,6 +152,8 @@ export interface StoredRow {
   judge_completion_tokens?: number | null;
   error?: string | null;
   reason?: string | null;
+  /** A pairwise row's outcome for the candidate. */
+  outcome?: string | null;
   /** A case row's answer. */
   text?: string | null;
   reasons?: Record<string, string>;

@@ -63,7 +63,8 @@ function picture(char: string): string {
   return code === 0x7f ? "\u2421" : unicodeEscape(char);
 }
 
-function unicodeEscape(char: string): string {
+/** `\uXXXX` for one UTF-16 unit. */
+export function unicodeEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 

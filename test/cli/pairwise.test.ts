@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { pairwiseReportSchema } from "../../src/pairwise/report.js";
+import type { PageData } from "../../src/render/html/model.js";
 import { rowsLineSchema } from "../../src/report/record.js";
 import {
   completion,
@@ -287,6 +288,18 @@ describe.skipIf(!HAS_CHROMIUM)("eb pairwise: report.html", () => {
     // Both right on math (ties), the candidate wrong on trivia (losses).
     const run = await pairwise(good, mixed, "fair");
     expect(run.report).toMatchObject({ wins: 0, ties: 3, losses: 3, inconsistent: 0 });
+    // The page's document says how each pair came out: a tie and a loss both fail, so no status can.
+    const html = readFileSync(path.join(run.out, "report.html"), "utf8");
+    const json = /<script type="application\/json" id="eb-data">(.*?)<\/script>/s.exec(html)![1]!;
+    const { items } = (JSON.parse(json) as PageData).runs[0]!.doc;
+    expect(items.map((item) => `${item.id} ${item.outcomes.map((o) => o.pair)}`)).toEqual([
+      "answer loss",
+      "jersey loss",
+      "pages loss",
+      "add tie",
+      "mul tie",
+      "sub tie",
+    ]);
     const browser = await launchBrowser();
     try {
       const { page, requests, errors } = await browser.open(path.join(run.out, "report.html"));
