@@ -55,7 +55,7 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
-  const baseline = await baselineOf(flags);
+  const baseline = await baselineOf(flags, cases);
   const argv = baseline
     ? pinBaseline(process.argv.slice(2), baseline.location)
     : process.argv.slice(2);
@@ -153,7 +153,7 @@ function batchLine(s: RoundStatus): string {
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
-async function baselineOf(flags: EvalFlags) {
+async function baselineOf(flags: EvalFlags, cases: string | undefined) {
   if (flags.baseline === undefined) {
     const gateFlags = [
       ["--margin", flags.margin],
@@ -169,7 +169,7 @@ async function baselineOf(flags: EvalFlags) {
       "--baseline and --pass-threshold are two gates: the compare with the baseline decides the exit code, so pass one of them",
     );
   }
-  const gate = await baselineGate(flags.baseline, flags);
+  const gate = await baselineGate(flags.baseline, flags, cases);
   if (flags.resume !== undefined && path.resolve(flags.resume) === path.resolve(gate.location)) {
     throw new InputError(
       `--baseline ${flags.baseline} is the run being resumed: name the baseline's own folder (latest~1, …)`,

@@ -15,7 +15,7 @@ import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { resumeHint } from "./resume-hint.js";
-import { runLocation } from "./run-location.js";
+import { runLocations } from "./run-location.js";
 
 export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
   cwd: string;
@@ -52,10 +52,12 @@ export async function pairwiseCommand(
       "eb pairwise needs a judge model: pass --judge MODEL (or set [eval] judge / EVAL_BANANA_JUDGE)",
     );
   }
-  const [base, cand] = await Promise.all([
-    runLocation(baseline, flags.cwd),
-    runLocation(candidate, flags.cwd),
-  ]);
+  // latest~N counts the case runs of --cases' suite, else of the newest case run's.
+  const casesFile = flags.cases === undefined ? undefined : path.resolve(flags.cwd, flags.cases);
+  const [base, cand] = (await runLocations([baseline, candidate], flags.cwd, {
+    kinds: ["cases"],
+    casesFile,
+  })) as [string, string];
   const inputs = await readPairs(base, cand, { cwd: flags.cwd, cases: flags.cases, criteria });
   const interrupt = abortOnSignals();
   const progress = createProgress(process.stderr);
