@@ -18,6 +18,7 @@ import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import { writeJunit } from "./write-whole.js";
 
@@ -49,7 +50,8 @@ export interface EvalFlags extends Record<string, unknown> {
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
 const EXIT_GRACE_MS = 200;
 
-export async function evalCommand(cases: string | undefined, flags: EvalFlags): Promise<number> {
+export async function evalCommand(cases: string | undefined, given: EvalFlags): Promise<number> {
+  const flags = withRunGate(given, ["passThreshold", "baseline", "margin", "inconclusive"]);
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);

@@ -110,7 +110,8 @@ addSettingOptions(
         .option(
           "--resume <RUN>",
           "finish an interrupted run folder: only its missing check × sample pairs run; " +
-            "--samples and the checks come from the run unless given (a change is refused)",
+            "--samples and the checks come from the run unless given (a change is refused); " +
+            "it is gated at the --pass-threshold it was started with, unless one is given",
         ),
     ),
   ),
@@ -238,7 +239,8 @@ addSettingOptions(
         "--resume <RUN>",
         "finish an interrupted run folder: only its missing case × sample pairs run; the " +
           "target, -k, --temperature, --max-tokens, the --judge settings and --api-base come from the run " +
-          "unless given (a change is refused); the API key still comes from the environment",
+          "unless given (a change is refused); so do the gate's --pass-threshold, --baseline, --margin " +
+          "and --inconclusive (one given wins); the API key still comes from the environment",
       )
       .option(
         "--junit <FILE>",
@@ -520,14 +522,12 @@ addSettingOptions(
         "what the judge decides on, for every case (default: each case's judge graders' criteria)",
       )
       .option("--cases <FILE>", "the case file (default: the baseline run's, as it recorded it)")
-      .option("--margin <NUM>", "largest net loss still accepted", "0.02")
+      .option("--margin <NUM>", "largest net loss still accepted (default 0.02)")
       .addOption(
         new Option(
           "--inconclusive <WHAT>",
-          "exit code of an inconclusive gate: fail (1) or pass (0)",
-        )
-          .choices(["fail", "pass"])
-          .default("fail"),
+          "exit code of an inconclusive gate: fail (1, default) or pass (0)",
+        ).choices(["fail", "pass"]),
       )
       .option(
         "--json",
@@ -538,7 +538,7 @@ addSettingOptions(
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
       .option(
         "--resume <RUN>",
-        "finish an interrupted pairwise run folder: only its missing pairs are judged (the same runs, judge and criteria)",
+        "finish an interrupted pairwise run folder: only its missing pairs are judged (the same runs, judge and criteria); --margin and --inconclusive come from the run unless given",
       )
       .option("--cwd <PATH>", "working directory: config search, latest and the case file", "."),
   ),

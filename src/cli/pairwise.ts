@@ -14,10 +14,11 @@ import { configOptions } from "./eval.js";
 import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import { runLocations } from "./run-location.js";
 
-export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
+export interface PairwiseFlags extends Partial<GateFlags>, Record<string, unknown> {
   cwd: string;
   projectConfig: boolean;
   criteria?: string;
@@ -39,10 +40,12 @@ export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
 export async function pairwiseCommand(
   baseline: string,
   candidate: string,
-  flags: PairwiseFlags,
+  given: PairwiseFlags,
 ): Promise<number> {
+  const flags = withRunGate(given, ["margin", "inconclusive"]);
+  const gate = { margin: flags.margin ?? "0.02", inconclusive: flags.inconclusive ?? "fail" };
   // compareOptions has checked it: a number in [0, 1].
-  const margin = compareOptions(flags).margin!;
+  const margin = compareOptions(gate).margin!;
   const criteria = criteriaOf(flags.criteria);
   const config = await loadConfig(configOptions(flags));
   for (const warning of config.warnings) printWarning(warning);
@@ -74,7 +77,7 @@ export async function pairwiseCommand(
     const command = argv.map((arg) => redactUrl(endpoint.scrubber.scrub(arg)));
     const plan: PairwisePlan = {
       ...{ config, settings, inputs, endpoint, judgeModel, criteria, margin, command },
-      inconclusive: flags.inconclusive,
+      inconclusive: gate.inconclusive,
     };
     const warn = (message: string) => {
       progress.done();

@@ -531,6 +531,26 @@ describe("eb pairwise: resume and bad input", () => {
     expect(report).toMatchObject({ wins: 6, interrupted: false, verdict: "pass" });
   });
 
+  it("--resume gates as the run started: --inconclusive pass is kept", async () => {
+    hangOn = "How many pages";
+    const out = path.join(root, "pairwise-interrupted-gate");
+    const args = ["pairwise", good, good, "--judge", "fair", "--api-base", server.baseURL];
+    const child = spawn(
+      process.execPath,
+      [CLI, ...args, "--out", out, "--flat-output", "--no-cache", "--inconclusive", "pass"],
+      { cwd: root, env: cleanEnv() },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    await waitFor(() => existsSync(path.join(out, "rows.jsonl")) && rowsOf(out).length === 5);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    hangOn = null;
+    const resumed = await runEb([...args, "--no-cache", "--resume", out], { cwd: root });
+    const report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as object;
+    expect(report).toMatchObject({ ties: 6, interrupted: false, verdict: "inconclusive" });
+    expect(resumed.code, resumed.stdout).toBe(0);
+  });
+
   it("a case file that cannot be found is an input error naming --cases", async () => {
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), "eb-pairwise-moved-"));
     try {
