@@ -181,9 +181,11 @@ export function finishedCases(
     },
     { pricing: meta.pricing },
   );
-  const { files, problems } = runFiles(scrubStrings(report, meta.scrub), meta.formats);
+  const document = scrubStrings(report, meta.scrub);
+  const { files, problems } = runFiles(document, meta.formats);
   return {
     report,
+    document,
     files,
     passed: report.run_passed,
     closing: closingFields(report),

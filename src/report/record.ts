@@ -4,6 +4,7 @@
  * (DESIGN.md), so other tools can read them; `eb schema rows` prints these schemas.
  */
 import { z } from "zod";
+import { pairedRunSchema } from "./blocks.js";
 
 /** A pairwise verdict: the answer shown first (A), second (B), or neither. */
 export const WINNERS = ["A", "B", "tie"] as const;
@@ -262,12 +263,6 @@ const caseSettings = {
   max_tokens: z.number().int().nullable(),
 };
 export type CaseSettings = z.output<z.ZodObject<typeof caseSettings>>;
-
-/** A run an `eb pairwise` run judged: its id (when its manifest has one) and rows file. */
-const pairedRunSchema = z.strictObject({
-  run_id: z.string().nullable(),
-  rows: z.string().describe("The run's rows file, as found."),
-});
 
 /** The settings of an `eb pairwise` that change its results. */
 const pairwiseSettings = {

@@ -1,4 +1,4 @@
-import type { RunProvenance } from "../report/document.js";
+import type { RunDocument, RunProvenance } from "../report/document.js";
 import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "../report/record.js";
 import type { RowTally, TallyOptions } from "../report/row-tally.js";
 import type { Scrubber } from "../secrets/scrubber.js";
@@ -32,6 +32,8 @@ export interface FinishContext {
 export interface Finished<K extends RunKind, R> {
   /** Written as report.json. */
   report: R;
+  /** The run document every output renders, secrets scrubbed (for a case run: `report`'s). */
+  document: RunDocument;
   /** The run folder's other reports (report.md, report.html), rendered by the front door. */
   files: readonly { name: string; text: string }[];
   /** The gate: threshold met and no error sample. */
