@@ -18,6 +18,7 @@ import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import { writeJunit } from "./write-whole.js";
 
@@ -49,13 +50,14 @@ export interface EvalFlags extends Record<string, unknown> {
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
 const EXIT_GRACE_MS = 200;
 
-export async function evalCommand(cases: string | undefined, flags: EvalFlags): Promise<number> {
+export async function evalCommand(cases: string | undefined, given: EvalFlags): Promise<number> {
+  const flags = withRunGate(given, ["passThreshold", "baseline", "margin", "inconclusive"]);
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
-  const baseline = await baselineOf(flags);
+  const baseline = await baselineOf(flags, cases);
   const argv = baseline
     ? pinBaseline(process.argv.slice(2), baseline.location)
     : process.argv.slice(2);
@@ -153,7 +155,7 @@ function batchLine(s: RoundStatus): string {
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
-async function baselineOf(flags: EvalFlags) {
+async function baselineOf(flags: EvalFlags, cases: string | undefined) {
   if (flags.baseline === undefined) {
     const gateFlags = [
       ["--margin", flags.margin],
@@ -169,7 +171,7 @@ async function baselineOf(flags: EvalFlags) {
       "--baseline and --pass-threshold are two gates: the compare with the baseline decides the exit code, so pass one of them",
     );
   }
-  const gate = await baselineGate(flags.baseline, flags);
+  const gate = await baselineGate(flags.baseline, flags, cases);
   if (flags.resume !== undefined && path.resolve(flags.resume) === path.resolve(gate.location)) {
     throw new InputError(
       `--baseline ${flags.baseline} is the run being resumed: name the baseline's own folder (latest~1, …)`,

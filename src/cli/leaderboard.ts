@@ -7,7 +7,7 @@ import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { type ReportFlags, reportCommand } from "./report.js";
-import { runLocation } from "./run-location.js";
+import { runLocations } from "./run-location.js";
 
 /** `eb report RUN…`: one run's statistics, or with several runs their leaderboard. */
 export async function reportRuns(runs: readonly string[], flags: ReportFlags) {
@@ -26,9 +26,9 @@ async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
     throw new InputError(`--seed ${flags.seed}: expected a whole number`);
   const config = await loadConfig({ cwd: flags.cwd });
   const html = flags.html !== undefined;
+  const locations = await runLocations(runs, flags.cwd);
   const read = await Promise.all(
-    runs.map(async (run) => {
-      const location = await runLocation(run, flags.cwd);
+    locations.map(async (location) => {
       const options = { method: flags.interval, level, seed, pricing: config.pricing };
       return { location, ...(await readDocument(location, { ...options, outcomes: html })) };
     }),

@@ -13,10 +13,11 @@ import { configOptions } from "./eval.js";
 import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
-import { runLocation } from "./run-location.js";
+import { runLocations } from "./run-location.js";
 
-export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
+export interface PairwiseFlags extends Partial<GateFlags>, Record<string, unknown> {
   cwd: string;
   projectConfig: boolean;
   criteria?: string;
@@ -38,17 +39,21 @@ export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
 export async function pairwiseCommand(
   baseline: string,
   candidate: string,
-  flags: PairwiseFlags,
+  given: PairwiseFlags,
 ): Promise<number> {
+  const flags = withRunGate(given, ["margin", "inconclusive"]);
+  const gate = { margin: flags.margin ?? "0.02", inconclusive: flags.inconclusive ?? "fail" };
   // compareOptions has checked it: a number in [0, 1].
-  const margin = compareOptions(flags).margin!;
+  const margin = compareOptions(gate).margin!;
   const criteria = criteriaOf(flags.criteria);
   const config = await loadConfig(configOptions(flags));
   for (const warning of config.warnings) printWarning(warning);
-  const [base, cand] = await Promise.all([
-    runLocation(baseline, flags.cwd),
-    runLocation(candidate, flags.cwd),
-  ]);
+  // latest~N counts the case runs of --cases' suite, else of the newest case run's.
+  const casesFile = flags.cases === undefined ? undefined : path.resolve(flags.cwd, flags.cases);
+  const [base, cand] = (await runLocations([baseline, candidate], flags.cwd, {
+    kinds: ["cases"],
+    casesFile,
+  })) as [string, string];
   const interrupt = abortOnSignals();
   const progress = createProgress(process.stderr);
   const argv = process.argv.slice(2);
@@ -56,7 +61,7 @@ export async function pairwiseCommand(
     const run = await runPairwise({
       ...{ config, baseline: base, candidate: cand, criteria, margin, argv },
       ...{ cwd: flags.cwd, cases: flags.cases, cache: flags.cache, flatOutput: flags.flatOutput },
-      inconclusive: flags.inconclusive,
+      inconclusive: gate.inconclusive,
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
       onSample: (_row, where) => progress.update(where),

@@ -8,6 +8,7 @@ import type { PairwiseFigures } from "../report/blocks.js";
 import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../report/record.js";
 import { isoUtc } from "../run/provenance.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { caseSuiteName } from "../run/suite-name.js";
 import { redactUrl } from "../secrets/redact.js";
 import { scrubStrings } from "../secrets/scrub-strings.js";
 import { pairwiseDocument } from "./document.js";
@@ -60,6 +61,7 @@ export function pairwiseSuite(
     workers: plan.settings.workers ?? plan.settings.maxWorkers,
     schedule: "item",
     settings,
+    name: caseSuiteName("eb pairwise", inputs.casesFile, plan.config.projectRoot),
     definitions: { [inputs.casesFile]: `sha256:${inputs.casesSha256}` },
     command: plan.command,
     manifestRoom: MANIFEST_ROOM,

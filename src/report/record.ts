@@ -182,6 +182,14 @@ const manifestBase = {
   definitions: z
     .record(z.string(), z.string())
     .describe("Digest of every definition, by check id or case file."),
+  suite: z
+    .string()
+    .optional()
+    .describe(
+      "Which suite the run is of, as the command that runs it from the project root, less the " +
+        "target and settings: `eb eval cases.jsonl`, `eb run --tag smoke`. latest~N counts the " +
+        "runs of one suite; absent in runs of earlier versions.",
+    ),
   items_planned: count
     .optional()
     .describe(

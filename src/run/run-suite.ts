@@ -151,6 +151,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     project_root: suite.projectRoot,
     ...suite.settings,
     definitions: suite.definitions,
+    suite: suite.name,
     ...(suite.shard ?? {}),
     items_planned: suite.items.length,
     command: suite.command,

@@ -63,6 +63,8 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   schedule: "item" | "sample";
   /** The manifest fields of this kind: the settings that change results. */
   settings: SettingsOf<K>;
+  /** Which suite this is (see suite-name.ts): `eb eval cases.jsonl`, `eb run --tag smoke`. */
+  name: string;
   /** Digest of every definition, by item id or file (a shard's: of the whole suite). */
   definitions: Record<string, string>;
   /** Which shard of the suite `items` are (`--shard I/N`); absent or null: all of it. */

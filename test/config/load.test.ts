@@ -337,8 +337,8 @@ describe("custom agents need a command", () => {
     ['[agents]\nmyagent = { prompt_flag = "--prompt" }\n', 2],
   ])("%j is an error at its line, even when no check uses the agent", async (toml, line) => {
     const { message, configPath } = await loadError(toml);
-    expect(message).toBe(
-      `${configPath}:${line}: [agents.myagent] command is required for a custom agent ` +
+    expect(message).toContain(
+      `\n  ${configPath}:${line}: [agents.myagent] command is required for a custom agent ` +
         `(a list such as ["my-cli", "run"]); built-in agents are: ${builtins}`,
     );
   });

@@ -43,6 +43,7 @@ function fakeSuite(options: Options = {}) {
   const items = Array.from({ length: options.items ?? 3 }, (_, i) => ({ id: `item${i}` }));
   const suite: Suite<"checks", Item, { rows: number }> = {
     kind: "checks",
+    name: "eb run",
     projectRoot: "/nowhere",
     items,
     samples: options.samples ?? 2,
