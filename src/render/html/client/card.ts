@@ -24,8 +24,9 @@ function intervalBar({ estimate, low, high }: Interval, scale: Scale, label: str
     return span;
   };
   for (const mark of scale.marks ?? []) place(mark.class, mark.at, mark.label);
-  if (low !== null && high !== null)
+  if (low !== null && high !== null) {
     place("band", low).style.width = `calc(${at(high)} - ${at(low)})`;
+  }
   if (estimate !== null) place("dot", estimate);
   return bar;
 }
