@@ -462,7 +462,7 @@ describe("eb init, a first run that teaches", () => {
     );
     const run = await runEb(["run", "--cwd", target]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("example_config_exists: passed");
+    expect(run.stdout).toContain("Score: 1/1");
 
     // Again with --force: no second example, no second .gitignore entry.
     const again = await runEb(["init", "--cwd", target, "--force"]);
