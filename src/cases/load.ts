@@ -16,8 +16,9 @@ export async function loadCases(path: string): Promise<{ cases: Case[]; sha256: 
   const problems: Problem[] = [];
   const cases: Case[] = [];
   const firstLineOf = new Map<string, number>();
+  const compiled: CompiledGraders = new Map();
   const onLine = (line: number, text: string) => {
-    const parsed = parseLine(text, line);
+    const parsed = parseLine(text, line, compiled);
     // One by one: push(...problems) of a line with 200,000 problems overflows the call stack.
     for (const problem of parsed.problems) problems.push(problem);
     if (parsed.id === undefined) return;
@@ -197,7 +198,14 @@ interface ParsedLine {
   problems: Problem[];
 }
 
-function parseLine(text: string, line: number): ParsedLine {
+/**
+ * The graders compiled so far, by their JSON: a suite repeats the same few graders on every
+ * case, and compiling one (its schema, a regex's cost bound) took most of the loading of 2000
+ * cases. A spec is never changed once compiled, so the cases share it.
+ */
+type CompiledGraders = Map<string, GraderSpec>;
+
+function parseLine(text: string, line: number, compiled: CompiledGraders): ParsedLine {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -218,7 +226,7 @@ function parseLine(text: string, line: number): ParsedLine {
     for (const issue of head.error.issues) problems.push(caseIssue(issue, fields, line));
   }
   const graders = Array.isArray(fields.graders)
-    ? compileGraders(fields.graders, line, problems)
+    ? compileGraders(fields.graders, line, problems, compiled)
     : [];
   if (!head.success || problems.length > 0) return { id, problems };
   const { stratum, messages } = head.data;
@@ -265,12 +273,19 @@ function caseIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, line: 
   return { line, what: issueText(issue, raw), todo: FIELD_HINTS[top] ?? ONE_OBJECT_PER_LINE };
 }
 
-function compileGraders(list: unknown[], line: number, problems: Problem[]): GraderSpec[] {
+function compileGraders(
+  list: unknown[],
+  line: number,
+  problems: Problem[],
+  compiled: CompiledGraders,
+): GraderSpec[] {
   const specs: GraderSpec[] = [];
   const indexOf = new Map<string, number>();
   list.forEach((raw, i) => {
-    const spec = compileGrader(raw, `graders[${i}]`, line, problems);
+    const json = JSON.stringify(raw);
+    const spec = compiled.get(json) ?? compileGrader(raw, `graders[${i}]`, line, problems);
     if (!spec) return;
+    compiled.set(json, spec);
     const first = indexOf.get(spec.name);
     if (first === undefined) {
       indexOf.set(spec.name, i);

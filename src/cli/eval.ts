@@ -1,26 +1,19 @@
 import path from "node:path";
 import type { RoundStatus } from "../cases/batch-settings.js";
+import type { RunCasesOptions } from "../cases/options.js";
+import { runCases } from "../cases/run-cases.js";
+import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import type { RunCasesOptions } from "../index.js";
-import {
-  type Config,
-  gateLine,
-  type LoadConfigOptions,
-  loadConfig,
-  runCases,
-  runJunit,
-  runText,
-} from "../index.js";
+import { gateLine, runText } from "../render/run-text.js";
+import type { RunDocument } from "../report/document.js";
 import { terminalSafe, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
-import { baselineGate } from "./compare.js";
-import { runToGithub } from "./github.js";
+import { githubAsked } from "./github-env.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
-import { writeJunit } from "./write-whole.js";
 
 export interface EvalFlags extends Record<string, unknown> {
   cwd: string;
@@ -78,22 +71,22 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
     });
     progress.done();
     const gate = baseline ? "baseline" : "threshold";
-    process.stdout.write(runText(terminalSafeStrings(run.report), { gate }));
+    process.stdout.write(runText(terminalSafeStrings(run.document), { gate }));
     debug(`run folder: ${run.runDir}`);
-    if (flags.junit !== undefined) {
-      await writeJunit(flags.junit, runJunit(run.report, `eb eval ${run.report.run_id}`));
-    }
+    if (flags.junit !== undefined) await writeJunit(flags.junit, run.report);
     const interrupted = run.exitCode === EXIT.interrupted;
     // An interrupted run is not compared: the resume hint says how to finish it first.
     const compared = baseline && !interrupted ? await baseline.compare(run.runDir) : null;
-    await runToGithub({
-      command: "eb eval",
-      runDir: run.runDir,
-      report: run.report,
-      gate: compared ? compared.gateLine : gateLine(run.report),
-      baseline: compared ?? undefined,
-      annotations: process.stdout,
-    });
+    if (githubAsked()) {
+      await (await import("./github.js")).runToGithub({
+        command: "eb eval",
+        runDir: run.runDir,
+        report: run.report,
+        gate: compared ? compared.gateLine : gateLine(run.report),
+        baseline: compared ?? undefined,
+        annotations: process.stdout,
+      });
+    }
     if (interrupted) {
       process.stderr.write(resumeHint(argv, run.runDir));
       exitSoon();
@@ -154,6 +147,15 @@ function batchLine(s: RoundStatus): string {
   return `${round}batch ${terminalSafeLine(s.id)}: ${terminalSafeLine(s.status)}, ${counts}`;
 }
 
+/** `--junit FILE`: loaded only when asked for. */
+async function writeJunit(file: string, report: RunDocument): Promise<void> {
+  const [{ runJunit }, write] = await Promise.all([
+    import("../render/junit.js"),
+    import("./write-whole.js"),
+  ]);
+  await write.writeJunit(file, runJunit(report, `eb eval ${report.run_id}`));
+}
+
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
 async function baselineOf(flags: EvalFlags, cases: string | undefined) {
   if (flags.baseline === undefined) {
@@ -171,7 +173,7 @@ async function baselineOf(flags: EvalFlags, cases: string | undefined) {
       "--baseline and --pass-threshold are two gates: the compare with the baseline decides the exit code, so pass one of them",
     );
   }
-  const gate = await baselineGate(flags.baseline, flags, cases);
+  const gate = await (await import("./compare.js")).baselineGate(flags.baseline, flags, cases);
   if (flags.resume !== undefined && path.resolve(flags.resume) === path.resolve(gate.location)) {
     throw new InputError(
       `--baseline ${flags.baseline} is the run being resumed: name the baseline's own folder (latest~1, …)`,

@@ -12,28 +12,9 @@ import {
   summaryWithin,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
+import { type GithubEnv, githubAsked, githubEnv } from "./github-env.js";
 import { printWarning, writeCommands } from "./output.js";
 import { runDefinitions } from "./run-definitions.js";
-
-/**
- * What GitHub Actions asks of a step, read from its environment: a file to append the job
- * summary to (GITHUB_STEP_SUMMARY), and whether the log is read for annotations (GITHUB_ACTIONS).
- */
-interface GithubEnv {
-  summaryFile: string | null;
-  annotate: boolean;
-  /** Annotation paths are relative to it (the repository's checkout), else to the project root. */
-  workspace: string | null;
-}
-
-function githubEnv(): GithubEnv {
-  const env = process.env;
-  return {
-    summaryFile: env.GITHUB_STEP_SUMMARY || null,
-    annotate: env.GITHUB_ACTIONS === "true",
-    workspace: env.GITHUB_WORKSPACE || null,
-  };
-}
 
 /** A finished `eb run` or `eb eval`, and the comparison of `eb eval --baseline`. */
 export interface FinishedRun {
@@ -86,8 +67,8 @@ export function compareToGithub(
 }
 
 async function whenAsked(report: (github: GithubEnv) => Promise<void>): Promise<void> {
+  if (!githubAsked()) return;
   const github = githubEnv();
-  if (github.summaryFile === null && !github.annotate) return;
   // The run is over and its files are written: nothing here may change its exit code.
   await report(github).catch(warnNotReported);
 }

@@ -28,6 +28,11 @@ import type { RunFlags } from "./run.js";
 // is over before much of it is. An eighth of that budget: `eb eval` of 6000 loopback calls
 // 1.68 s -> 1.48 s (median of 5).
 v8.setFlagsFromString("--interrupt-budget=16384");
+// undici parses HTTP with WebAssembly (llhttp): V8 compiles it at once with Liftoff, then again
+// with TurboFan in the background, and Node waits for that before it exits: ~110 ms of a 1-case
+// `eb eval`. Liftoff's code is fast enough for the few KB of headers a call parses (6000
+// loopback calls take the same CPU time either way). Set before undici loads.
+v8.setFlagsFromString("--liftoff-only");
 
 /** Commands load their modules only when run, so `eb --version` starts fast. */
 function action<F>(load: () => Promise<(flags: F) => Promise<number>>) {

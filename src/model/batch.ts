@@ -4,7 +4,6 @@ import { z } from "zod";
 import { EXIT, RunStoppedError } from "../errors.js";
 import { redactUrl } from "../secrets/redact.js";
 import { type StreamedLine, streamedLines } from "./batch-lines.js";
-import { withoutAuthorization } from "./chat.js";
 import { tooLargeText } from "./response-limit.js";
 
 /** One request of a batch: its body as a direct call would send it. */
@@ -281,4 +280,13 @@ function jsonOrNull(text: string): unknown {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A local endpoint that needs no key gets none, not the client's placeholder. */
+function withoutAuthorization(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+  return (url, init) => {
+    const headers = new Headers(init?.headers);
+    headers.delete("authorization");
+    return fetch(url, { ...init, headers });
+  };
 }

@@ -53,17 +53,25 @@ function sha256(text: string): string {
  * already in sorted order: sorting every message of every call was a tenth of a cached run.
  */
 export function chatCacheKey(request: ChatRequestIdentity, sample: number): string {
-  return sha256(
-    JSON.stringify({
-      // "http://h/v1" and "http://h/v1/" are the same endpoint.
-      baseURL: request.baseURL.replace(/\/+$/, ""),
-      kind: "chat",
-      messages: request.messages.map((m) => ({ content: m.content, role: m.role })),
-      model: request.model,
-      params: sortKeys({ ...request.params }),
-      sample,
-    }),
-  );
+  return chatCacheKeys(request)(sample);
+}
+
+/**
+ * The keys of a request's samples, its JSON built once for all of them (`sample` is its last
+ * key): a run asks for k samples of the same request.
+ */
+export function chatCacheKeys(request: ChatRequestIdentity): (sample: number) => string {
+  const json = JSON.stringify({
+    // "http://h/v1" and "http://h/v1/" are the same endpoint.
+    baseURL: request.baseURL.replace(/\/+$/, ""),
+    kind: "chat",
+    messages: request.messages.map((m) => ({ content: m.content, role: m.role })),
+    model: request.model,
+    params: sortKeys({ ...request.params }),
+    sample: 0,
+  });
+  const head = json.slice(0, -"0}".length);
+  return (sample) => sha256(`${head}${JSON.stringify(sample)}}`);
 }
 
 export function commandCacheKey(identity: CommandIdentity, sample: number): string {

@@ -1,11 +1,37 @@
-import { APIConnectionError, APIError } from "openai";
-
 /**
  * Something the transport refused (a redirect elsewhere, an answer over the size limit), as
  * opposed to a network that failed: asking again gets the same answer, so it is not retried.
  */
 export class EndpointError extends Error {
   override name = "EndpointError";
+}
+
+/** The endpoint could not be reached, or its answer not read (the cause says how). */
+export class ConnectionError extends Error {
+  override name = "ConnectionError";
+}
+
+/** An attempt ran past its deadline. */
+export class TimeoutError extends Error {
+  override name = "TimeoutError";
+
+  constructor(readonly timeoutMs: number) {
+    super(`timed out after ${timeoutMs / 1000}s`);
+  }
+}
+
+/** The endpoint answered with a status outside 2xx; the message starts with the status. */
+export class StatusError extends Error {
+  override name = "StatusError";
+
+  constructor(
+    readonly status: number,
+    /** Lower-case names. */
+    readonly headers: Readonly<Record<string, string>>,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface RetryPolicy {
@@ -18,11 +44,11 @@ export interface RetryPolicy {
 /**
  * Runs `attempt` again after a failure that asking again may fix (408, 409, 429, 5xx, a connection
  * that failed or timed out), waiting as long as the endpoint asks but never more than
- * `maxWaitMs`, else with exponential backoff. These are our retries, not the OpenAI client's: its
- * own obey any Retry-After (an hour, if asked) and would retry what the transport refused.
+ * `maxWaitMs`, else with exponential backoff (the OpenAI client's own retries obey any
+ * Retry-After, an hour if asked).
  *
- * The deadline of a call follows: each attempt ends within the client's timeout (our transport
- * resolves only once the body is in, so the timeout covers it), each wait within `maxWaitMs`,
+ * The deadline of a call follows: each attempt ends within its timeout (the transport resolves
+ * only once the body is in, so the timeout covers it), each wait within `maxWaitMs`,
  * hence a call ends within (maxRetries + 1) timeouts plus maxRetries waits.
  */
 export async function withRetries<T>(
@@ -43,26 +69,26 @@ export async function withRetries<T>(
 }
 
 function retryable(error: unknown): boolean {
-  if (error instanceof APIConnectionError) return !(error.cause instanceof EndpointError);
-  if (!(error instanceof APIError) || error.status === undefined) return false;
-  // A server may say outright (OpenAI's own header); the client obeyed it, so do we.
-  const says = error.headers?.get("x-should-retry");
+  if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
+  if (!(error instanceof StatusError)) return false;
+  // A server may say outright (OpenAI's own header); the OpenAI client obeys it, so do we.
+  const says = error.headers["x-should-retry"];
   if (says === "true" || says === "false") return says === "true";
   return [408, 409, 429].includes(error.status) || error.status >= 500;
 }
 
 /** The endpoint saying "too many requests": a 429, or a 503 that says when to come back. */
 export function isRateLimit(error: unknown): boolean {
-  if (!(error instanceof APIError)) return false;
+  if (!(error instanceof StatusError)) return false;
   return error.status === 429 || (error.status === 503 && askedWaitMs(error) !== null);
 }
 
 /** How long the endpoint asked to wait (retry-after-ms, else Retry-After: seconds or a date). */
 export function askedWaitMs(error: unknown): number | null {
-  const headers = error instanceof APIError ? error.headers : undefined;
-  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  const headers = error instanceof StatusError ? error.headers : undefined;
+  const ms = Number.parseFloat(headers?.["retry-after-ms"] ?? "");
   if (Number.isFinite(ms)) return Math.max(0, ms);
-  const after = headers?.get("retry-after");
+  const after = headers?.["retry-after"];
   if (!after) return null;
   const seconds = Number.parseFloat(after);
   const wait = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(after) - Date.now();

@@ -5,98 +5,125 @@ import type { Dispatcher } from "undici";
 // (110 modules, not 25), paid by every `eb eval` as it starts. The version is pinned exactly.
 import Agent from "undici/lib/dispatcher/agent.js";
 import { redactUrl } from "../secrets/redact.js";
-import { EndpointError } from "./retry.js";
+import { ConnectionError, EndpointError, TimeoutError } from "./retry.js";
 
-/** The fetch signature the OpenAI client accepts. */
-export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  body?: string;
+  /** Once it aborts, the request is cancelled and the call rejects with an AbortError. */
+  signal?: AbortSignal | undefined;
+  /** The whole request's deadline, redirects and body included; past it, a TimeoutError. */
+  timeoutMs?: number;
+}
 
-export interface HttpFetchOptions {
+export interface HttpAnswer {
+  status: number;
+  /** Lower-case names; a repeated header's values joined with ", ". */
+  headers: Record<string, string>;
+  /** The whole body, decoded when it came compressed. */
+  body: Buffer;
+}
+
+/** One request, answered once its whole body is in. */
+export type Http = (request: HttpRequest) => Promise<HttpAnswer>;
+
+export interface HttpOptions {
   /** The largest body read, counted once decompressed; a larger one fails the request. */
   maxBodyBytes?: number;
 }
 
-type Body = string | Uint8Array;
-type Send = (url: URL, init: RequestInit, body: Body | undefined) => Promise<Response>;
+type Send = (url: URL) => Promise<HttpAnswer>;
+
+/** When a request gives up: its deadline on performance.now()'s clock, and its timeout. */
+interface Deadline {
+  at: number;
+  ms: number;
+}
 
 const DEFAULT_MAX_BODY_BYTES = 10_000_000;
 /** Same-origin redirects followed in a row; a chain this long is a loop in all but name. */
 const MAX_REDIRECTS = 5;
 
 /**
- * The OpenAI client's fetch, over an undici pool (keep-alive) and its dispatch API, without the
- * cost per call of a WHATWG fetch (undici's own, the global one, is several times slower against a
- * fast local endpoint). It resolves only once the whole body is in: the client's per-attempt timeout
- * stops when fetch resolves, so a server that sends the headers and then stalls stays under that
- * timeout (and its retries). It sends what the OpenAI client sends (a URL, a text or byte body).
+ * HTTP over an undici pool (keep-alive) and its dispatch API: no WHATWG fetch, Headers or
+ * Response, whose cost per call (and Node's own copy of undici, loaded on their first use) is
+ * larger than the rest of a call to a fast local endpoint. It resolves only once the whole body is
+ * in, so the deadline covers a server that sends the headers and then stalls.
  *
  * What leaves it is bounded and clean: bodies are read up to `maxBodyBytes`, redirects are
  * followed only within the origin (see following), and no error text carries URL credentials.
+ * A failure to reach the endpoint or read its answer is a ConnectionError; what the transport
+ * refused, an EndpointError; the deadline, a TimeoutError; an abort, an AbortError.
  */
-export function createHttpFetch(options: HttpFetchOptions = {}): Fetch {
+export function createHttp(options: HttpOptions = {}): Http {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const agent = new Agent({
     // Bytes on the wire: past them undici stops reading and closes the connection. A compressed
     // body is capped again once decoded (see decoded).
     maxResponseSize: limit,
-    // The client's per-attempt timeout is the deadline; undici's own would cut a slow model's
-    // answer at 300 s, as a network error, retried. (Connecting still gives up after 10 s.)
+    // The request's own deadline is the limit; undici's would cut a slow model's answer at
+    // 300 s, as a network error, retried. (Connecting still gives up after 10 s.)
     headersTimeout: 0,
     bodyTimeout: 0,
     // No connection limit (undici's default too): the worker pool already bounds the calls in
-    // flight, and a limit below it would queue calls in the pool, where the timeout keeps running.
+    // flight, and a limit below it would queue calls in the pool, where the deadline keeps running.
   });
-  const once: Send = (url, init, body) => send(agent, url, init, body, limit);
-  return async (input, init = {}) => {
+  return async (request) => {
+    const start = urlOf(request.url);
+    const { timeoutMs: ms, signal } = request;
+    const deadline = ms === undefined ? null : { at: performance.now() + ms, ms };
+    const send: Send = (url) =>
+      exchange(agent, dispatchOf(request, url), { signal, deadline, limit });
     try {
-      return await following(urlOf(input), init, sendable(init.body), once);
+      return await following(start, request.method.toUpperCase(), send);
     } catch (error) {
-      throw scrubbed(error);
+      throw failure(error);
     }
   };
 }
 
-function urlOf(input: string | URL | Request): URL {
-  if (input instanceof Request) throw new TypeError("this fetch takes a URL, not a Request");
-  const url = new URL(input);
+function urlOf(input: string): URL {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch (error) {
+    throw scrubbed(error);
+  }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(`this fetch speaks http and https, not ${url.protocol}`);
+    throw new TypeError(`this transport speaks http and https, not ${url.protocol}`);
   }
   return url;
 }
 
-function sendable(body: RequestInit["body"]): Body | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body === "string" || body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  throw new TypeError("this fetch sends a text or byte body only");
+/** What failed, as the kinds the retry rule tells apart, without URL credentials. */
+function failure(error: unknown): Error {
+  if (error instanceof TimeoutError) return error;
+  const clean = scrubbed(error);
+  if (clean instanceof EndpointError || clean.name === "AbortError") return clean;
+  return new ConnectionError("Connection error.", { cause: clean });
 }
 
 /**
  * Follows a redirect only when it re-sends the same request to the same origin (a path moved, a
  * slash added). Anywhere else the prompt and the key would go to a server the user never named,
  * and its answer be cached under the URL they did; a redirect that turns the POST into a GET
- * would drop the request. Those are refused, saying where the endpoint pointed. (undici's redirect
- * interceptor does what fetch does: it follows both.)
+ * would drop the request. Those are refused, saying where the endpoint pointed.
  */
-async function following(
-  start: URL,
-  init: RequestInit,
-  body: Body | undefined,
-  once: Send,
-): Promise<Response> {
-  const method = (init.method ?? "GET").toUpperCase();
+async function following(start: URL, method: string, send: Send): Promise<HttpAnswer> {
   const visited = [start];
   for (;;) {
-    const response = await once(visited.at(-1) as URL, init, body);
-    const location = redirectLocation(response);
-    if (location === null) return response;
-    visited.push(nextHop(visited, location, response.status, method));
+    const answer = await send(visited.at(-1) as URL);
+    const location = redirectLocation(answer);
+    if (location === null) return answer;
+    visited.push(nextHop(visited, location, answer.status, method));
   }
 }
 
-function redirectLocation(response: Response): string | null {
-  const redirect = [301, 302, 303, 307, 308].includes(response.status);
-  return redirect ? response.headers.get("location") : null;
+function redirectLocation(answer: HttpAnswer): string | null {
+  const redirect = [301, 302, 303, 307, 308].includes(answer.status);
+  return redirect ? (answer.headers.location ?? null) : null;
 }
 
 function nextHop(visited: readonly URL[], location: string, status: number, method: string): URL {
@@ -138,80 +165,105 @@ function dropsBody(status: number, method: string): boolean {
   return (status === 301 || status === 302) && method === "POST";
 }
 
-/** One request, answered as a Response once its whole body is in. */
-async function send(
-  agent: Agent,
-  url: URL,
-  init: RequestInit,
-  body: Body | undefined,
-  limit: number,
-): Promise<Response> {
-  const request = {
+function dispatchOf(request: HttpRequest, url: URL): Dispatcher.DispatchOptions {
+  return {
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
-    method: init.method ?? "GET",
-    headers: headersOf(init, url),
-    body,
+    method: request.method,
+    headers: headersOf(request.headers, url),
+    body: request.body,
   };
-  try {
-    return toResponse(await exchange(agent, request, init.signal ?? undefined), limit);
-  } catch (error) {
-    const code = error instanceof Error && "code" in error ? error.code : undefined;
-    throw code === "UND_ERR_RES_EXCEEDED_MAX_SIZE" ? tooLarge(limit) : error;
-  }
 }
 
-interface Answer {
-  status: number;
-  statusText: string;
-  headers: Dispatcher.ResponseData["headers"];
-  body: Buffer;
+/** The request's headers; a URL's credentials sent as Basic auth when no key is, as node:http did. */
+function headersOf(headers: Readonly<Record<string, string>>, url: URL): Record<string, string> {
+  const named = Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
+  if (url.username === "" || named) return { ...headers };
+  const userinfo = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { ...headers, authorization: `Basic ${Buffer.from(userinfo).toString("base64")}` };
+}
+
+interface Bounds {
+  signal: AbortSignal | undefined;
+  deadline: Deadline | null;
+  limit: number;
 }
 
 /**
- * Dispatches a request and collects its answer. It rejects at once when `signal` aborts, even
- * before the request is on a socket (undici 7 would wait for the connection to abort it).
+ * Dispatches a request and collects its answer. It rejects at once when `signal` aborts or the
+ * deadline passes, even before the request is on a socket (undici 7 would wait for the
+ * connection to abort it), and closes the request's socket.
  */
 function exchange(
   agent: Agent,
   request: Dispatcher.DispatchOptions,
-  signal: AbortSignal | undefined,
-): Promise<Answer> {
+  { signal, deadline, limit }: Bounds,
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError());
     let onSocket: Dispatcher.DispatchController | null = null;
-    const onAbort = () => {
-      onSocket?.abort(abortError());
-      reject(abortError());
+    let stopped: Error | null = null;
+    const stop = (error: Error) => {
+      settle();
+      stopped = error;
+      onSocket?.abort(error);
+      reject(error);
     };
+    const onAbort = () => stop(abortError());
+    const timer =
+      deadline === null
+        ? undefined
+        : setTimeout(
+            () => stop(new TimeoutError(deadline.ms)),
+            Math.max(0, deadline.at - performance.now()),
+          );
     signal?.addEventListener("abort", onAbort, { once: true });
-    const settle = () => signal?.removeEventListener("abort", onAbort);
+    function settle() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
     const chunks: Buffer[] = [];
-    let head: Omit<Answer, "body"> = { status: 0, statusText: "", headers: {} };
+    let status = 0;
+    let headers: Record<string, string> = {};
     agent.dispatch(request, {
       onRequestStart(controller) {
-        if (signal?.aborted) controller.abort(abortError());
+        if (stopped !== null) controller.abort(stopped);
         onSocket = controller;
       },
-      onResponseStart(_controller, status, headers, statusText = "") {
-        head = { status, statusText, headers };
+      onResponseStart(_controller, code, raw) {
+        status = code;
+        headers = flatHeaders(raw);
       },
       onResponseData(_controller, chunk) {
         chunks.push(chunk);
       },
       onResponseEnd() {
         settle();
+        let answer: HttpAnswer;
+        try {
+          answer = { status, headers, body: decoded(Buffer.concat(chunks), headers, limit) };
+        } catch (error) {
+          return reject(error);
+        }
         // undici frees the connection on the turn after this one (a setImmediate it queues once
         // this returns): resolving after it lets the next call reuse it rather than open another.
-        const answer = { ...head, body: Buffer.concat(chunks) };
         queueMicrotask(() => setImmediate(() => resolve(answer)));
       },
       onResponseError(_controller, error) {
         settle();
-        reject(error);
+        const code = "code" in error ? error.code : undefined;
+        reject(code === "UND_ERR_RES_EXCEEDED_MAX_SIZE" ? tooLarge(limit) : error);
       },
     });
   });
+}
+
+function flatHeaders(raw: Dispatcher.ResponseData["headers"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : (value ?? "");
+  }
+  return headers;
 }
 
 function tooLarge(limit: number): EndpointError {
@@ -221,58 +273,14 @@ function tooLarge(limit: number): EndpointError {
   );
 }
 
-/** The request's headers; a URL's credentials sent as Basic auth when no key is, as node:http did. */
-function headersOf(init: RequestInit, url: URL): Headers {
-  // The client passes a Headers already: no need to copy it into another.
-  const headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
-  if (url.username === "" || headers.has("authorization")) return headers;
-  const userinfo = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  const basic = new Headers(headers);
-  basic.set("authorization", `Basic ${Buffer.from(userinfo).toString("base64")}`);
-  return basic;
-}
-
-function toResponse(answer: Answer, limit: number): Response {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(answer.headers)) {
-    for (const one of Array.isArray(value) ? value : [value ?? ""]) headers.append(name, one);
-  }
-  const { status, statusText } = answer;
-  // Decoded first: it drops headers that describe the encoded bytes, and Response copies them.
-  const bytes = hasNoBody(status) ? null : decoded(answer.body, headers, limit);
-  const response = new Response(null, { status, statusText, headers });
-  return bytes === null ? response : withBody(response, bytes);
-}
-
-/**
- * Gives a body-less Response readers over bytes already read. A Response built with a body wraps
- * the bytes in a web ReadableStream, which costs more per call than the rest of this fetch put
- * together. The readers decode as Response's do (UTF-8, a leading BOM dropped), and unlike
- * Response's may be called more than once.
- */
-function withBody(response: Response, bytes: Buffer): Response {
-  const text = () => {
-    const decoded = bytes.toString("utf8");
-    return decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
-  };
-  const copy = (): ArrayBuffer => new Uint8Array(bytes).buffer;
-  const type = response.headers.get("content-type") ?? "";
-  return Object.defineProperties(response, {
-    text: { value: async () => text() },
-    json: { value: async (): Promise<unknown> => JSON.parse(text()) },
-    arrayBuffer: { value: async () => copy() },
-    blob: { value: async () => new Blob([copy()], { type }) },
-  });
-}
-
 /**
  * No Accept-Encoding is sent, so bodies should come plain; one that is compressed anyway is
- * decoded as the global fetch would, stopping at `limit` bytes of output (a few MB of gzip can
- * expand to gigabytes). Not undici's decompress interceptor: in 7.x it prints an experimental
- * warning on the first use, on every `eb eval`.
+ * decoded as fetch would, stopping at `limit` bytes of output (a few MB of gzip can expand to
+ * gigabytes), and its headers no longer describe encoded bytes. Not undici's decompress
+ * interceptor: in 7.x it prints an experimental warning on the first use, on every `eb eval`.
  */
-function decoded(raw: Buffer, headers: Headers, limit: number): Buffer {
-  const encoding = headers.get("content-encoding")?.trim().toLowerCase();
+function decoded(raw: Buffer, headers: Record<string, string>, limit: number): Buffer {
+  const encoding = headers["content-encoding"]?.trim().toLowerCase();
   const decode =
     encoding === "gzip" || encoding === "x-gzip"
       ? gunzipSync
@@ -282,8 +290,8 @@ function decoded(raw: Buffer, headers: Headers, limit: number): Buffer {
           ? brotliDecompressSync
           : null;
   if (decode === null || raw.length === 0) return raw;
-  headers.delete("content-encoding");
-  headers.delete("content-length");
+  delete headers["content-encoding"];
+  delete headers["content-length"];
   try {
     return decode(raw, { maxOutputLength: limit });
   } catch (error) {
@@ -292,11 +300,6 @@ function decoded(raw: Buffer, headers: Headers, limit: number): Buffer {
   }
 }
 
-function hasNoBody(status: number): boolean {
-  return status === 204 || status === 205 || status === 304;
-}
-
-/** Named AbortError: the client tells a timeout or an interrupt from other failures by that. */
 function abortError(): Error {
   return new DOMException("This operation was aborted", "AbortError");
 }

@@ -247,6 +247,29 @@ describe("createChatTarget", () => {
     }
   });
 
+  it("reads a JSON body after a byte-order mark, and any +json type", async () => {
+    const body = `\ufeff${JSON.stringify(completion("bom"))}`;
+    server.queue.push({ body }, { body, headers: { "content-type": "application/vnd.x+json" } });
+    expect((await target().complete(request, 0)).text).toBe("bom");
+    expect((await target().complete(request, 1)).text).toBe("bom");
+  });
+
+  it("words an HTTP error by the API's message, else its error, else the body", async () => {
+    const chat = target({ maxRetries: 0 });
+    const answers: [unknown, string][] = [
+      [{ error: { message: "bad model" } }, "HTTP 400 bad model"],
+      [{ error: { code: "x" } }, 'HTTP 400 {"code":"x"}'],
+      [{ detail: "no error field" }, "HTTP 400 status code (no body)"],
+      ["<html>Bad request</html>", "HTTP 400 <html>Bad request</html>"],
+      ["", "HTTP 400 status code (no body)"],
+    ];
+    for (const [body, expected] of answers) {
+      server.queue.push({ status: 400, body });
+      const message = await failure(chat.complete(request, 0));
+      expect(message.slice(message.indexOf(": ") + 2)).toBe(expected);
+    }
+  });
+
   it("never puts the API key in an error, even when the server echoes it", async () => {
     server.script = (req) => ({
       status: 401,

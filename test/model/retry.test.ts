@@ -1,6 +1,5 @@
-import { APIError } from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { withRetries } from "../../src/model/retry.js";
+import { StatusError, withRetries } from "../../src/model/retry.js";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -17,14 +16,14 @@ async function waitsBetweenAttempts(maxRetries: number, maxWaitMs: number): Prom
   const startedAt: number[] = [];
   const call = withRetries({ maxRetries, maxWaitMs }, undefined, () => {
     startedAt.push(Date.now());
-    return Promise.reject(new APIError(500, undefined, "server error", new Headers()));
+    return Promise.reject(new StatusError(500, {}, "500 server error"));
   });
   const settled = call.then(
     () => null,
     (error: unknown) => error,
   );
   await vi.runAllTimersAsync();
-  expect(await settled).toBeInstanceOf(APIError);
+  expect(await settled).toBeInstanceOf(StatusError);
   return startedAt.slice(1).map((at, i) => at - startedAt[i]!);
 }
 
