@@ -40,6 +40,8 @@ export {
   type Winner,
   type WinnerVerdict,
 } from "./judge/verdict.js";
+export type { PairwiseReport } from "./pairwise/report.js";
+export { type RunPairwiseOptions, runPairwise } from "./pairwise/run-pairwise.js";
 // Renderers: each a pure function of documents to one format's text.
 export { calibrationText } from "./render/calibrate-text.js";
 export { COMPARE_MARKER, comparisonMarkdown } from "./render/compare-markdown.js";
@@ -47,6 +49,7 @@ export { comparisonText } from "./render/compare-text.js";
 export { runAnnotations, runSummaryMarkdown } from "./render/github.js";
 export { compareJunit, runJunit } from "./render/junit.js";
 export { leaderboardText } from "./render/leaderboard-text.js";
+export { pairwiseMarkdown, pairwiseText } from "./render/pairwise-text.js";
 export { runMarkdown } from "./render/run-markdown.js";
 export { gateLine, runText } from "./render/run-text.js";
 // The run document, and what reads and compares runs.
@@ -81,4 +84,5 @@ export type {
   TargetInfo,
 } from "./report/record.js";
 export { summarize } from "./report/run-summary.js";
+export type { SuiteRun } from "./run/run-suite.js";
 export type { RunProgress } from "./run/suite.js";

@@ -9,7 +9,7 @@
  * node .bench-build/bench/html/screenshots.js`
  */
 
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import {
   cpSync,
   mkdirSync,
@@ -21,6 +21,7 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import type { Page } from "puppeteer-core";
 import {
   completion,
@@ -34,9 +35,10 @@ const CLI = path.join(ROOT, "dist/bin/eb.js");
 const OUT = path.join(ROOT, "docs/images");
 const TARGET = ["--target", "node app/answer.mjs", "-k", "3"];
 
-function eb(cwd: string, ...args: string[]): void {
+/** Not execFileSync: the stand-in judge answers from this process while `eb pairwise` runs. */
+async function eb(cwd: string, ...args: string[]): Promise<void> {
   try {
-    execFileSync(process.execPath, [CLI, ...args], { cwd, stdio: "ignore" });
+    await promisify(execFile)(process.execPath, [CLI, ...args], { cwd });
   } catch {
     // The quick start fails its gate on purpose (exit 1); the run folder is what matters.
   }
@@ -84,7 +86,7 @@ async function pairwiseRun(project: string, base: string, cand: string): Promise
   });
   try {
     const out = path.join(project, "pairwise");
-    eb(
+    await eb(
       project,
       "pairwise",
       base,
@@ -104,14 +106,25 @@ async function pairwiseRun(project: string, base: string, cand: string): Promise
 }
 
 /** The case run again in two shards, merged. */
-function mergedRun(project: string): string {
-  const shards = ["1/2", "2/2"].map((shard) => {
+async function mergedRun(project: string): Promise<string> {
+  const shards: string[] = [];
+  for (const shard of ["1/2", "2/2"]) {
     const out = path.join(project, `shard-${shard.replace("/", "-")}`);
-    eb(project, "eval", "cases.jsonl", ...TARGET, "--shard", shard, "--out", out, "--flat-output");
-    return out;
-  });
+    await eb(
+      project,
+      "eval",
+      "cases.jsonl",
+      ...TARGET,
+      "--shard",
+      shard,
+      "--out",
+      out,
+      "--flat-output",
+    );
+    shards.push(out);
+  }
   const merged = path.join(project, "merged");
-  eb(project, "merge", ...shards, "--out", merged, "--flat-output");
+  await eb(project, "merge", ...shards, "--out", merged, "--flat-output");
   return merged;
 }
 
@@ -119,17 +132,17 @@ async function main(): Promise<void> {
   const project = mkdtempSync(path.join(os.tmpdir(), "eb-shots-"));
   cpSync(path.join(ROOT, "examples/quickstart"), project, { recursive: true });
   rmSync(path.join(project, ".eval-banana/results"), { recursive: true, force: true });
-  eb(project, "run");
+  await eb(project, "run");
   const checks = newestRun(project);
-  eb(project, "eval", "cases.jsonl", ...TARGET);
+  await eb(project, "eval", "cases.jsonl", ...TARGET);
   const base = newestRun(project);
-  const merged = mergedRun(project);
+  const merged = await mergedRun(project);
   editApp(project);
-  eb(project, "eval", "cases.jsonl", ...TARGET);
+  await eb(project, "eval", "cases.jsonl", ...TARGET);
   const cand = newestRun(project);
-  eb(project, "compare", base, cand, "--html", path.join(project, "compare.html"));
+  await eb(project, "compare", base, cand, "--html", path.join(project, "compare.html"));
   const pairwise = await pairwiseRun(project, base, cand);
-  eb(project, "report", base, cand, merged, "--html", path.join(project, "board.html"));
+  await eb(project, "report", base, cand, merged, "--html", path.join(project, "board.html"));
   mkdirSync(OUT, { recursive: true });
   const browser = await launchBrowser();
   try {
@@ -138,7 +151,9 @@ async function main(): Promise<void> {
     await run.click("tr[data-id='refund-002']");
     await shoot(run, "drill-down");
     await shoot(await open(browser, path.join(checks, "report.html")), "checks");
-    await shoot(await open(browser, path.join(project, "compare.html")), "compare");
+    const compare = await open(browser, path.join(project, "compare.html"));
+    await shoot(compare, "compare");
+    await shoot(compare, "compare-items", "#items-title");
     await shoot(await open(browser, path.join(pairwise, "report.html")), "pairwise");
     await shoot(await open(browser, path.join(project, "board.html")), "leaderboard");
     await shoot(await open(browser, path.join(merged, "report.html")), "merged");

@@ -1,4 +1,4 @@
-import { InputError } from "../errors.js";
+import { didYouMean, InputError } from "../errors.js";
 import type { AgentOverride } from "./override.js";
 import { type AgentTemplate, BUILTIN_AGENTS, CUSTOM_AGENT_BASE } from "./templates.js";
 
@@ -10,9 +10,11 @@ export function resolveTemplate(
   const builtin = BUILTIN_AGENTS[name];
   const override = overrides[name];
   if (!builtin && !override) {
-    const known = [...Object.keys(BUILTIN_AGENTS), ...Object.keys(overrides)].join(", ");
+    const known = [...Object.keys(BUILTIN_AGENTS), ...Object.keys(overrides)];
+    const near = didYouMean(name, known);
     throw new InputError(
-      `Unknown harness agent: ${name}. Known agents: ${known}. ` +
+      `Unknown harness agent: ${name}${near === null ? "" : ` (${near})`}. ` +
+        `Known agents: ${known.join(", ")}. ` +
         `Pick one of them, or define [agents.${name}] with a command in .eval-banana/config.toml.`,
     );
   }

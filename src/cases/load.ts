@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { resolve } from "node:path";
 import type { z } from "zod";
-import { InputError } from "../errors.js";
+import { didYouMean, InputError } from "../errors.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
 import type { GraderSpec } from "../graders/types.js";
 import { issueText, type Problem, problemReport } from "./problems.js";
@@ -262,7 +262,12 @@ function caseIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, line: 
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((k) => `"${k}"`).join(", ");
     const allowed = CASE_FIELDS.map((f) => `"${f}"`).join(", ");
-    return { line, what: `unknown field ${keys}`, todo: `a case has only ${allowed}` };
+    const near = issue.keys.flatMap((k) => didYouMean(k, CASE_FIELDS, '"') ?? []);
+    return {
+      line,
+      what: `unknown field ${keys}`,
+      todo: [...near, `a case has only ${allowed}`].join(" "),
+    };
   }
   const top = String(issue.path[0] ?? "");
   return { line, what: issueText(issue, raw), todo: FIELD_HINTS[top] ?? ONE_OBJECT_PER_LINE };
@@ -313,7 +318,11 @@ function compileGrader(
   const { type, name, ...fields } = head.data;
   const grader = getGrader(type);
   if (!grader) {
-    const todo = `use one of the known types: ${knownGraderTypes().join(", ")}`;
+    const known = knownGraderTypes();
+    const near = didYouMean(type, known, '"');
+    const list = known.join(", ");
+    const todo =
+      near === null ? `use one of the known types: ${list}` : `${near} Known types: ${list}`;
     problems.push({ line, what: `${label}: unknown grader type "${type}"`, todo });
     return undefined;
   }

@@ -10,6 +10,7 @@ import type {
 import { isoUtc } from "../run/provenance.js";
 import { takeShard } from "../run/shard.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { caseSuiteName } from "../run/suite-name.js";
 import { redactUrl } from "../secrets/redact.js";
 import { scrubStrings } from "../secrets/scrub-strings.js";
 import type { Scrubber } from "../secrets/scrubber.js";
@@ -59,6 +60,7 @@ export function caseSuite(
     workers: plan.lanes,
     schedule: "item",
     settings,
+    name: caseSuiteName("eb eval", plan.casesFile, plan.config.projectRoot),
     definitions: { [plan.casesFile]: `sha256:${plan.casesSha256}` },
     shard: fields,
     command: options.argv ? options.argv.map((arg) => redactUrl(plan.scrubber.scrub(arg))) : null,
@@ -179,9 +181,11 @@ export function finishedCases(
     },
     { pricing: meta.pricing },
   );
-  const { files, problems } = runFiles(scrubStrings(report, meta.scrub), meta.formats);
+  const document = scrubStrings(report, meta.scrub);
+  const { files, problems } = runFiles(document, meta.formats);
   return {
     report,
+    document,
     files,
     passed: report.run_passed,
     closing: closingFields(report),

@@ -10,7 +10,7 @@ import {
   visit,
 } from "yaml";
 import { z } from "zod";
-import { InputError } from "../errors.js";
+import { didYouMean, InputError } from "../errors.js";
 import type { Check, ScriptPlace } from "./types.js";
 
 /**
@@ -74,21 +74,22 @@ const isSet = (key: string) => ({
   properties: { [key]: { type: "string", minLength: 1 } },
 });
 
+const deterministicFields = {
+  type: z.literal("deterministic").describe("A Python script decides."),
+  script: z
+    .string("script must be a string")
+    .optional()
+    .describe("Inline Python; exactly one of script and script_path."),
+  script_path: z
+    .string("script_path must be a string")
+    .optional()
+    .describe(
+      "A Python file, relative to the YAML file's folder; exactly one of script and script_path.",
+    ),
+};
+
 const deterministicSchema = z
-  .strictObject({
-    ...common,
-    type: z.literal("deterministic").describe("A Python script decides."),
-    script: z
-      .string("script must be a string")
-      .optional()
-      .describe("Inline Python; exactly one of script and script_path."),
-    script_path: z
-      .string("script_path must be a string")
-      .optional()
-      .describe(
-        "A Python file, relative to the YAML file's folder; exactly one of script and script_path.",
-      ),
-  })
+  .strictObject({ ...common, ...deterministicFields })
   .refine((check) => Boolean(check.script) !== Boolean(check.script_path), {
     message: "exactly one of script or script_path must be set",
   })
@@ -99,8 +100,7 @@ const deterministicSchema = z
     ],
   });
 
-const harnessJudgeSchema = z.strictObject({
-  ...common,
+const harnessJudgeFields = {
   type: z.literal("harness_judge").describe("An agent CLI judges against the instructions."),
   instructions: nonEmpty("instructions").describe("What the agent should read and how to score."),
   model: z
@@ -108,12 +108,41 @@ const harnessJudgeSchema = z.strictObject({
     .min(1, "model must be non-empty")
     .optional()
     .describe("The agent's model for this check; wins over [harness] model."),
-});
+};
+
+const harnessJudgeSchema = z.strictObject({ ...common, ...harnessJudgeFields });
 
 /** One check file; `eb schema checks` prints it as JSON Schema. */
 export const checkSchema = z.discriminatedUnion("type", [deterministicSchema, harnessJudgeSchema], {
   error: "type must be 'deterministic' or 'harness_judge'",
 });
+
+/**
+ * A file whose type is none of the known ones: its other fields are still checked (against
+ * every type's fields, none required but the common ones), so one round shows every problem.
+ */
+const anyTypeSchema = z.strictObject({
+  ...common,
+  ...deterministicFields,
+  ...harnessJudgeFields,
+  instructions: harnessJudgeFields.instructions.optional(),
+  type: z.unknown(),
+});
+
+const FIELDS_OF_TYPE: Readonly<Record<string, object>> = {
+  deterministic: deterministicFields,
+  harness_judge: harnessJudgeFields,
+};
+
+function isKnownType(type: unknown): type is string {
+  return typeof type === "string" && Object.hasOwn(FIELDS_OF_TYPE, type);
+}
+
+/** The fields a check of this type may have: every type's when the type is not known. */
+function knownFields(type: unknown): string[] {
+  const fields = isKnownType(type) ? FIELDS_OF_TYPE[type]! : anyTypeSchema.shape;
+  return [...Object.keys(common), ...Object.keys(fields)];
+}
 
 /** What to do about a field the schema does not know. */
 const UNKNOWN_FIELD_HINTS: Record<string, string> = {
@@ -134,9 +163,10 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
   }
   const parsed = checkSchema.safeParse(data);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) =>
-      describeIssue(sourcePath, issue, locate, data),
-    );
+    // The union stops at a type it does not know; the other fields are checked all the same.
+    const others = isKnownType(data.type) ? [] : anyTypeSchema.safeParse(data).error?.issues;
+    const issues = [...parsed.error.issues, ...(others ?? [])];
+    const problems = issues.map((issue) => describeIssue(sourcePath, issue, locate, data));
     throw new InputError(
       `Invalid check definition in ${sourcePath}:\n${problems.map((p) => `  ${p}`).join("\n")}`,
     );
@@ -302,7 +332,10 @@ function describeIssue(
   if (issue.code === "unrecognized_keys") {
     return issue.keys
       .map((key) => {
-        const hint = UNKNOWN_FIELD_HINTS[key] ?? "remove it or check its spelling";
+        const hint =
+          UNKNOWN_FIELD_HINTS[key] ??
+          didYouMean(key, knownFields(data.type)) ??
+          "remove it or check its spelling";
         return `${sourcePath}${locate(issue.path, key)}: unknown field '${key}': ${hint}`;
       })
       .join("\n  ");
@@ -313,7 +346,15 @@ function describeIssue(
     ? `${field || "check"}: ${issue.message}`
     : issue.message;
   const missing = field && !hasPath(data, issue.path) ? ` (field '${field}' is missing)` : "";
-  return `${sourcePath}${where}: ${message}${missing}`;
+  return `${sourcePath}${where}: ${message}${missing}${typeHint(issue, data)}`;
+}
+
+/** `: did you mean 'deterministic'?` after the problem of a misspelt type. */
+function typeHint(issue: z.core.$ZodIssue, data: Record<string, unknown>): string {
+  const type = data.type;
+  if (issue.path.join(".") !== "type" || typeof type !== "string") return "";
+  const hint = didYouMean(type, Object.keys(FIELDS_OF_TYPE));
+  return hint === null ? "" : `: ${hint}`;
 }
 
 function hasPath(data: unknown, keys: readonly PropertyKey[]): boolean {

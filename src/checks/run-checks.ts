@@ -4,6 +4,7 @@ import type { CheckManifest } from "../report/record.js";
 import { configOf, flagGiven, type RunOptions, resumedConfig } from "../run/options.js";
 import { manifestOfRun } from "../run/run-folder.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
+import { checkSuiteName } from "../run/suite-name.js";
 import { syntaxErrors } from "./compile.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
@@ -41,6 +42,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const prepared = await prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
   const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
+    name: checkSuiteName(options, config.projectRoot),
     samples: options.samples ?? resumedSamples(config, options, resumed),
     python: Promise.resolve(python),
     command: options.argv ? options.argv.map(scrubber.scrub) : null,

@@ -27,6 +27,8 @@ export interface CheckItem {
 }
 
 export interface CheckSuiteOptions {
+  /** Which suite this is: `eb run` and the selection (suite-name.ts). */
+  name: string;
   /** Runs of each check. */
   samples: number;
   python: Promise<PythonInterpreter>;
@@ -61,6 +63,7 @@ export function checkSuite(
     workers: config.maxParallelChecks,
     schedule: "sample",
     settings: { kind: "checks", samples, ...harnessSettings(config, prepared) },
+    name: options.name,
     definitions: Object.fromEntries(prepared.map((p) => [p.check.id, p.digest])),
     shard: fields,
     command: options.command,
@@ -221,9 +224,11 @@ export function finishedChecks(
     },
     { pricing: meta.pricing },
   );
-  const { files, problems } = runFiles(scrubStrings(report, meta.scrub), meta.formats);
+  const document = scrubStrings(report, meta.scrub);
+  const { files, problems } = runFiles(document, meta.formats);
   return {
     report,
+    document,
     files,
     passed: report.run_passed,
     closing: {},

@@ -1,6 +1,6 @@
 import { EXIT } from "../errors.js";
 import { calibrationText, readCalibratedRun } from "../index.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation } from "./run-location.js";
@@ -27,7 +27,7 @@ export async function calibrateCommand(
   process.stdout.write(
     flags.json
       ? `${terminalSafeJson(JSON.stringify({ run: rows.file, run_id, ...calibration, warnings }, null, 2))}\n`
-      : terminalSafe(calibrationText(calibration)),
+      : calibrationText(terminalSafeStrings(calibration)),
   );
   return EXIT.passed;
 }

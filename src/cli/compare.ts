@@ -15,7 +15,7 @@ import {
   withComparison,
 } from "../index.js";
 import type { SummaryOptions } from "../report/run-summary.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
@@ -23,7 +23,7 @@ import { compareToGithub } from "./github.js";
 import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
-import { runLocation } from "./run-location.js";
+import { runLocation, runLocations, suiteAt } from "./run-location.js";
 import { writeJunit } from "./write-whole.js";
 
 /** The gate's options, shared by `eb compare` and `eb eval --baseline`. */
@@ -53,10 +53,7 @@ export async function compareCommand(
 ): Promise<number> {
   const options = compareOptions(flags);
   if (flags.json && flags.markdown) throw new InputError("--json and --markdown: pass one of them");
-  const [base, cand] = await Promise.all([
-    runLocation(baseline, flags.cwd),
-    runLocation(candidate, flags.cwd),
-  ]);
+  const [base, cand] = (await runLocations([baseline, candidate], flags.cwd)) as [string, string];
   // Each sample's outcome only for the outputs that show them.
   const outcomes = flags.junit !== undefined || flags.html !== undefined;
   const read = { ...summaryOptions(options), outcomes };
@@ -124,8 +121,15 @@ export function printComparison(c: CompareBlock, json: boolean): void {
     process.stdout.write(`${terminalSafeJson(JSON.stringify(object, null, 2))}\n`);
   } else {
     // Ids and strata come from the rows.
-    process.stdout.write(terminalSafe(comparisonText(c)));
+    process.stdout.write(comparisonText(terminalSafeStrings(c)));
   }
+}
+
+/** `latest~N` of --baseline: the finished runs of the case file's suite (or the resumed run's). */
+function baselineScope(flags: { cwd: string; resume?: string | undefined }, cases?: string) {
+  if (cases !== undefined) return { casesFile: path.resolve(flags.cwd, cases), finished: true };
+  const resumed = flags.resume === undefined ? undefined : suiteAt(path.resolve(flags.resume));
+  return { suite: resumed ?? undefined, finished: true };
 }
 
 /** What `eb eval --baseline` decided: its exit code, the gate's line, and both documents. */
@@ -138,20 +142,21 @@ export interface BaselineCompared {
 
 /**
  * `eb eval --baseline RUN`: the baseline is found and read before the run (so `latest` is the
- * newest run before this one, and a bad baseline stops the run before any call); the returned
- * function compares the finished run with it, prints the comparison and says what the gate
- * decided, and returns the exit code.
+ * newest finished run of the same suite before this one, and a bad baseline stops the run before
+ * any call); the returned function compares the finished run with it, prints the comparison and
+ * says what the gate decided, and returns the exit code.
  */
 export async function baselineGate(
   baseline: string,
-  flags: Partial<GateFlags> & { cwd: string },
+  flags: Partial<GateFlags> & { cwd: string; resume?: string | undefined },
+  cases: string | undefined,
 ): Promise<{ location: string; compare: (candidate: string) => Promise<BaselineCompared> }> {
   const gate: GateFlags = {
     margin: flags.margin ?? "0.02",
     inconclusive: flags.inconclusive ?? "fail",
   };
   const options = compareOptions(gate);
-  const location = await runLocation(baseline, flags.cwd);
+  const location = await runLocation(baseline, flags.cwd, baselineScope(flags, cases));
   const base = await readDocument(location);
   const compare = async (candidate: string): Promise<BaselineCompared> => {
     const c = await readDocument(candidate);
@@ -162,9 +167,9 @@ export async function baselineGate(
       block,
       comparisonGate(block, gate.inconclusive, location),
     );
-    process.stdout.write(terminalSafe(`Compared with the baseline ${location}:\n`));
+    process.stdout.write(`Compared with the baseline ${terminalSafeLine(location)}:\n`);
     printComparison(block, false);
-    const line = terminalSafe(gateLine(candDoc));
+    const line = gateLine({ ...candDoc, verdict: terminalSafeStrings(candDoc.verdict) });
     process.stdout.write(`${line}\n`);
     const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
     return { code, gateLine: line, baseDoc: base.document, candDoc };

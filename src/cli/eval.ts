@@ -6,12 +6,13 @@ import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.
 import { EXIT, InputError } from "../errors.js";
 import { gateLine, runText } from "../render/run-text.js";
 import type { RunDocument } from "../report/document.js";
-import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
+import { terminalSafe, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
 import { githubAsked } from "./github-env.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 
 export interface EvalFlags extends Record<string, unknown> {
@@ -42,13 +43,14 @@ export interface EvalFlags extends Record<string, unknown> {
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
 const EXIT_GRACE_MS = 200;
 
-export async function evalCommand(cases: string | undefined, flags: EvalFlags): Promise<number> {
+export async function evalCommand(cases: string | undefined, given: EvalFlags): Promise<number> {
+  const flags = withRunGate(given, ["passThreshold", "baseline", "margin", "inconclusive"]);
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
-  const baseline = await baselineOf(flags);
+  const baseline = await baselineOf(flags, cases);
   const argv = baseline
     ? pinBaseline(process.argv.slice(2), baseline.location)
     : process.argv.slice(2);
@@ -69,7 +71,7 @@ export async function evalCommand(cases: string | undefined, flags: EvalFlags): 
     });
     progress.done();
     const gate = baseline ? "baseline" : "threshold";
-    process.stdout.write(runText(terminalSafeStrings(run.report), { gate }));
+    process.stdout.write(runText(terminalSafeStrings(run.document), { gate }));
     debug(`run folder: ${run.runDir}`);
     if (flags.junit !== undefined) await writeJunit(flags.junit, run.report);
     const interrupted = run.exitCode === EXIT.interrupted;
@@ -131,7 +133,7 @@ async function dryRun(
 ): Promise<number> {
   const { dryRunCases, dryRunText } = await import("../cases/dry-run.js");
   const estimate = await dryRunCases(caseOptions(cases, flags, options, config));
-  process.stdout.write(terminalSafeStrings(dryRunText(estimate)));
+  process.stdout.write(terminalSafe(dryRunText(estimate)));
   return EXIT.passed;
 }
 
@@ -142,7 +144,7 @@ async function dryRun(
 function batchLine(s: RoundStatus): string {
   const round = s.round === "judge" ? "judge " : "";
   const counts = `${s.completed}/${s.total} completed, ${s.failed} failed`;
-  return `${round}batch ${terminalSafe(s.id)}: ${terminalSafe(s.status)}, ${counts}`;
+  return `${round}batch ${terminalSafeLine(s.id)}: ${terminalSafeLine(s.status)}, ${counts}`;
 }
 
 /** `--junit FILE`: loaded only when asked for. */
@@ -155,7 +157,7 @@ async function writeJunit(file: string, report: RunDocument): Promise<void> {
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
-async function baselineOf(flags: EvalFlags) {
+async function baselineOf(flags: EvalFlags, cases: string | undefined) {
   if (flags.baseline === undefined) {
     const gateFlags = [
       ["--margin", flags.margin],
@@ -171,7 +173,7 @@ async function baselineOf(flags: EvalFlags) {
       "--baseline and --pass-threshold are two gates: the compare with the baseline decides the exit code, so pass one of them",
     );
   }
-  const gate = await (await import("./compare.js")).baselineGate(flags.baseline, flags);
+  const gate = await (await import("./compare.js")).baselineGate(flags.baseline, flags, cases);
   if (flags.resume !== undefined && path.resolve(flags.resume) === path.resolve(gate.location)) {
     throw new InputError(
       `--baseline ${flags.baseline} is the run being resumed: name the baseline's own folder (latest~1, …)`,

@@ -1,4 +1,4 @@
-import { appendFile } from "node:fs/promises";
+import { appendFile, stat } from "node:fs/promises";
 import type { RunDocument } from "../index.js";
 import { comparisonMarkdown } from "../index.js";
 import {
@@ -7,10 +7,13 @@ import {
   brokeAnnotation,
   runAnnotations,
   runSummaryMarkdown,
+  STEP_SUMMARY_BYTES,
+  SUMMARY_MARGIN_BYTES,
+  summaryWithin,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
 import { type GithubEnv, githubAsked, githubEnv } from "./github-env.js";
-import { printWarning } from "./output.js";
+import { printWarning, writeCommands } from "./output.js";
 import { runDefinitions } from "./run-definitions.js";
 
 /** A finished `eb run` or `eb eval`, and the comparison of `eb eval --baseline`. */
@@ -36,14 +39,15 @@ export function runToGithub(run: FinishedRun): Promise<void> {
   return whenAsked(async (github) => {
     const doc = run.report;
     if (github.annotate) {
-      const lines = runAnnotations(doc, github.workspace ?? doc.project_root ?? process.cwd());
-      if (lines.length > 0) run.annotations.write(`${lines.join("\n")}\n`);
+      const base = github.workspace ?? doc.project_root ?? process.cwd();
+      writeCommands(run.annotations, runAnnotations(doc, base));
     }
     if (github.summaryFile === null) return;
     const section = runSummaryMarkdown(doc, run.command, run.gate);
     const { baseline } = run;
     const compared = baseline ? comparisonMarkdown(baseline.baseDoc, baseline.candDoc) : [];
-    await appendSummary(github.summaryFile, [...section, ...compared]);
+    const seeAlso = `${run.runDir}/report.json`;
+    await appendSummary(github.summaryFile, { body: section, tail: compared, seeAlso });
   });
 }
 
@@ -57,7 +61,8 @@ export function compareToGithub(
   return whenAsked(async (github) => {
     if (github.annotate) await annotateBroke(github, base, cand, candFile, annotations);
     if (github.summaryFile === null) return;
-    await appendSummary(github.summaryFile, comparisonMarkdown(base, cand));
+    const body = comparisonMarkdown(base, cand);
+    await appendSummary(github.summaryFile, { body, tail: [], seeAlso: "`eb compare --json`" });
   });
 }
 
@@ -86,8 +91,7 @@ async function annotateBroke(
     const reason = brokeReason(before.score, now.score, now.problem);
     return brokeAnnotation(id, reason, places.get(id) ?? null);
   });
-  const lines = annotationLines(annotations, root);
-  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
+  writeCommands(stream, annotationLines(annotations, root));
 }
 
 function warnNotReported(error: unknown): void {
@@ -95,9 +99,31 @@ function warnNotReported(error: unknown): void {
   printWarning(`GitHub Actions: could not write the job summary or annotations: ${why}`);
 }
 
-/** Appends to the summary file; a file that cannot be written is a warning, never a failed run. */
-async function appendSummary(file: string, lines: readonly string[]): Promise<void> {
+/** A section of the job summary: `body` is cut to fit, then `tail` (see summaryWithin). */
+interface SummarySection {
+  body: readonly string[];
+  tail: readonly string[];
+  seeAlso: string;
+}
+
+/**
+ * Appends to the summary file what fits below GitHub's limit with what the step's file holds
+ * already; a file that cannot be written is a warning, never a failed run.
+ */
+async function appendSummary(file: string, section: SummarySection): Promise<void> {
   try {
+    const held = await stat(file).then(
+      (info) => info.size,
+      () => 0,
+    );
+    const budget = STEP_SUMMARY_BYTES - SUMMARY_MARGIN_BYTES - held;
+    const lines = summaryWithin(section.body, section.tail, budget, section.seeAlso);
+    if (lines === null) {
+      printWarning(
+        `GITHUB_STEP_SUMMARY ${file}: the job summary is left out: the step's summary holds ${held} bytes already, and GitHub drops one over 1 MiB`,
+      );
+      return;
+    }
     await appendFile(file, `${lines.join("\n")}\n`);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);

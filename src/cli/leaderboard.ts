@@ -1,20 +1,13 @@
 import path from "node:path";
 import { EXIT, InputError } from "../errors.js";
-import {
-  documentOf,
-  leaderboard,
-  leaderboardText,
-  loadConfig,
-  readRun,
-  summarize,
-} from "../index.js";
+import { leaderboard, leaderboardText, loadConfig, readDocument } from "../index.js";
 import { ruleLine } from "../render/leaderboard-text.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";
 import { printWarning } from "./output.js";
 import { type ReportFlags, reportCommand } from "./report.js";
-import { runLocation } from "./run-location.js";
+import { runLocations } from "./run-location.js";
 
 /** `eb report RUN…`: one run's statistics, or with several runs their leaderboard. */
 export async function reportRuns(runs: readonly string[], flags: ReportFlags) {
@@ -32,38 +25,34 @@ async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
   if (!Number.isInteger(seed))
     throw new InputError(`--seed ${flags.seed}: expected a whole number`);
   const config = await loadConfig({ cwd: flags.cwd });
+  const html = flags.html !== undefined;
+  const locations = await runLocations(runs, flags.cwd);
   const read = await Promise.all(
-    runs.map(async (run) => {
-      const location = await runLocation(run, flags.cwd);
-      const rows = await readRun(location);
-      const judgeModel = rows.manifest?.judge_model ?? null;
-      const options = { method: flags.interval, level, seed, pricing: config.pricing, judgeModel };
-      return { location, rows, options, summary: summarize(rows.tally, options) };
+    locations.map(async (location) => {
+      const options = { method: flags.interval, level, seed, pricing: config.pricing };
+      return { location, ...(await readDocument(location, { ...options, outcomes: html })) };
     }),
   );
   const board = leaderboard(read, { method: flags.interval, level, seed });
   for (const warning of board.warnings) printWarning(warning);
-  if (flags.html !== undefined) {
-    // The runs in the board's order, each document from the rows already read.
-    const runs = board.entries.map((entry) => read.find((run) => run.location === entry.location)!);
-    const documents = runs.map((run) => documentOf(run.rows, run.options));
+  if (html) {
     const page = {
-      documents,
+      documents: board.runs.map((run) => run.document),
       leaderboard: board.entries,
       rule: ruleLine(board),
       warnings: board.warnings,
     };
     await writeHtmlPage(
-      flags.html,
+      flags.html!,
       page,
-      runs.map((run) => path.dirname(run.rows.file)),
+      board.runs.map((run) => path.dirname(run.rows.file)),
     );
   }
   // Run ids, models and commands come from the rows' manifests.
   process.stdout.write(
     flags.json
       ? `${terminalSafeJson(JSON.stringify(board.entries, null, 2))}\n`
-      : terminalSafe(leaderboardText(board)),
+      : leaderboardText(terminalSafeStrings(board)),
   );
   return EXIT.passed;
 }

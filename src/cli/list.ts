@@ -2,7 +2,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Check } from "../index.js";
 import { listChecks } from "../index.js";
-import { terminalSafe } from "../report/terminal.js";
+import { terminalSafeLine } from "../report/terminal.js";
 import { printWarning } from "./output.js";
 import { configOptions, type RunFlags } from "./run.js";
 
@@ -24,9 +24,11 @@ export async function listCommand(flags: RunFlags): Promise<number> {
     process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
     return 0;
   }
-  const lines = checks.map((c) => [c.id, c.type, c.description, c.sourcePath].join("\t"));
-  // Descriptions are the user's text: no escape sequence of theirs reaches the terminal.
-  process.stdout.write(terminalSafe(lines.map((line) => `${line}\n`).join("")));
+  // Descriptions are the user's text: no escape sequence or line break of theirs gets through.
+  const lines = checks.map((c) =>
+    terminalSafeLine([c.id, c.type, c.description, c.sourcePath].join("\t")),
+  );
+  process.stdout.write(lines.map((line) => `${line}\n`).join(""));
   return 0;
 }
 

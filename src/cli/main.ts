@@ -3,6 +3,7 @@ import v8 from "node:v8";
 import { Argument, Command, CommanderError, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
 import { EXIT, InputError, InputProblems, RunStoppedError } from "../errors.js";
+import { terminalSafeLine } from "../report/terminal.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
 import type { CalibrateFlags } from "./calibrate.js";
@@ -17,7 +18,7 @@ import {
   HARNESS_SETTINGS,
   RUN_SETTINGS,
 } from "./options.js";
-import { printError } from "./output.js";
+import { guardOutput, printError } from "./output.js";
 import type { PairwiseFlags } from "./pairwise.js";
 import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
@@ -120,7 +121,8 @@ addSettingOptions(
         .option(
           "--resume <RUN>",
           "finish an interrupted run folder: only its missing check × sample pairs run; " +
-            "--samples and the checks come from the run unless given (a change is refused)",
+            "--samples and the checks come from the run unless given (a change is refused); " +
+            "it is gated at the --pass-threshold it was started with, unless one is given",
         ),
     ),
   ),
@@ -199,8 +201,9 @@ Gate (the same rule as eb run): the run passes when the share of samples that pa
 least --pass-threshold (default 1.0: every sample) and no sample is an error. The last line
 says what was gated: "Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed". A noisy
 suite sets a lower threshold, or gates with --baseline RUN: the finished run is compared with
-RUN as eb compare does (latest, latest~1, … for the newest run folders, found before this run
-starts; --margin and --inconclusive as in eb compare), and that verdict is the exit code.
+RUN as eb compare does (latest, latest~1, …: the newest finished runs of the same case file,
+found before this run starts; runs of other suites do not count; --margin and --inconclusive as
+in eb compare), and that verdict is the exit code.
 
 Exit codes:
   0    the gate passed
@@ -247,7 +250,8 @@ addSettingOptions(
         "--resume <RUN>",
         "finish an interrupted run folder: only its missing case × sample pairs run; the " +
           "target, -k, --temperature, --max-tokens, the --judge settings and --api-base come from the run " +
-          "unless given (a change is refused); the API key still comes from the environment",
+          "unless given (a change is refused); so do the gate's --pass-threshold, --baseline, --margin " +
+          "and --inconclusive (one given wins); the API key still comes from the environment",
       )
       .option(
         "--junit <FILE>",
@@ -309,6 +313,16 @@ program
     process.exitCode = await (await import("./merge.js")).mergeCommand(runs, flags);
   });
 
+const LATEST_HELP = `
+Runs: a run folder, its rows.jsonl (or another tool's rows file), or latest, latest~1, …: the
+newest runs of one suite under the project's output_dir (--cwd). A run's suite is the command
+that runs it from the project root, less the target and the settings, as its manifest records
+it ("suite"): eb eval CASES (the case file), eb run with its --check-dir, --check-id and --tag,
+eb pairwise CASES. latest is the newest run; latest~1 the run of the same suite before it, and
+so on. A run named by its folder beside them names the suite instead (eb compare runs/base
+latest: the newest run of runs/base's suite).
+`;
+
 program
   .command("report")
   .summary("statistics of a finished run")
@@ -324,7 +338,7 @@ program
   )
   .argument(
     "<run...>",
-    "run folder or rows file; latest (latest~1, …) for the newest run folders; several for a leaderboard",
+    "run folder or rows file; latest (latest~1, …) for the newest runs of one suite (see below); several for a leaderboard",
   )
   .option(
     "--json",
@@ -345,6 +359,7 @@ program
   .addOption(adjustOption())
   .option("--seed <N>", "seed of the bootstrap (same rows, same interval)", "0")
   .option("--cwd <PATH>", "where the config search starts (for [pricing] and latest)", ".")
+  .addHelpText("after", LATEST_HELP)
   .action(async (runs: string[], flags: ReportFlags) => {
     process.exitCode = await (await import("./leaderboard.js")).reportRuns(runs, flags);
   });
@@ -393,7 +408,7 @@ program
   )
   .addOption(levelOption())
   .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
-  .addHelpText("after", CALIBRATE_HELP)
+  .addHelpText("after", `${CALIBRATE_HELP}${LATEST_HELP}`)
   .action(async (run: string, labels: string, flags: CalibrateFlags) => {
     process.exitCode = await (await import("./calibrate.js")).calibrateCommand(run, labels, flags);
   });
@@ -401,7 +416,8 @@ program
 const GITHUB_HELP = `
 GitHub Actions (eb run, eb eval and eb compare alike, detected from the environment):
   GITHUB_STEP_SUMMARY set   append a Markdown summary to that file: pass rate with its interval,
-                            the gate, the items that fell short with why, the compare verdict
+                            the gate, the items that fell short with why, the compare verdict;
+                            cut to stay below GitHub's 1 MiB a step, saying what it left out
                             (a file that cannot be written is a warning, never a failed run)
   GITHUB_ACTIONS=true       print ::error annotations (::warning for flaky items) on the line of
                             each item's definition (a check's id:, a case's JSONL line), at most
@@ -446,7 +462,7 @@ program
     "also write the comparison as one self-contained HTML page to FILE (broke/fixed side by side)",
   )
   .option("--cwd <PATH>", "where the config search starts (the output_dir of latest)", ".")
-  .addHelpText("after", GITHUB_HELP)
+  .addHelpText("after", `${GITHUB_HELP}${LATEST_HELP}`)
   .action(async (baseline: string, candidate: string, flags: CompareFlags) => {
     process.exitCode = await (await import("./compare.js")).compareCommand(
       baseline,
@@ -508,21 +524,22 @@ addSettingOptions(
           "and sample both have, a judge model picks the better answer, once with each answer " +
           "first. Writes a run folder; gated like eb compare on the candidate's net win rate.",
       )
-      .argument("<baseline>", "baseline case run folder or rows file (or latest~1, …)")
+      .argument(
+        "<baseline>",
+        "baseline case run folder or rows file (or latest~1, …: case runs of --cases' suite, else of the newest case run's)",
+      )
       .argument("<candidate>", "candidate case run folder or rows file (or latest)")
       .option(
         "--criteria <TEXT>",
         "what the judge decides on, for every case (default: each case's judge graders' criteria)",
       )
       .option("--cases <FILE>", "the case file (default: the baseline run's, as it recorded it)")
-      .option("--margin <NUM>", "largest net loss still accepted", "0.02")
+      .option("--margin <NUM>", "largest net loss still accepted (default 0.02)")
       .addOption(
         new Option(
           "--inconclusive <WHAT>",
-          "exit code of an inconclusive gate: fail (1) or pass (0)",
-        )
-          .choices(["fail", "pass"])
-          .default("fail"),
+          "exit code of an inconclusive gate: fail (1, default) or pass (0)",
+        ).choices(["fail", "pass"]),
       )
       .option(
         "--json",
@@ -533,7 +550,7 @@ addSettingOptions(
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
       .option(
         "--resume <RUN>",
-        "finish an interrupted pairwise run folder: only its missing pairs are judged (the same runs, judge and criteria)",
+        "finish an interrupted pairwise run folder: only its missing pairs are judged (the same runs, judge and criteria); --margin and --inconclusive come from the run unless given",
       )
       .option("--cwd <PATH>", "working directory: config search, latest and the case file", "."),
   ),
@@ -586,6 +603,8 @@ function adjustOption(): Option {
     .default("none");
 }
 
+guardOutput();
+
 // `eb report … | head` closes the pipe early; that is not a failure.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
@@ -611,7 +630,8 @@ function exitCodeFor(error: unknown): number {
     return EXIT.couldNotRun;
   }
   if (error instanceof RunStoppedError) {
-    printError(error.message);
+    // One sentence of eb's quoting an endpoint's or a target's text, newlines and all.
+    printError(terminalSafeLine(error.message));
     return error.exitCode;
   }
   printError(

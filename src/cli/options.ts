@@ -72,7 +72,10 @@ export function addDiscoveryOptions(command: Command): Command {
   return command
     .option("--check-dir <PATH>", "scan only this folder (relative to the project root)")
     .option("--cwd <PATH>", "working directory: where the config search starts", ".")
-    .option("--verbose", "print debug information to stderr");
+    .option(
+      "--verbose",
+      "print debug information to stderr (eb run: also list the checks that passed)",
+    );
 }
 
 export function addNoProjectConfig(command: Command): Command {

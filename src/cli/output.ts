@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { terminalSafe } from "../report/terminal.js";
+import { CommandGuard, terminalSafe } from "../report/terminal.js";
 
 // Messages quote user content (ids, paths, what a script printed): made safe before printing.
 
@@ -16,4 +16,44 @@ export function debugLogger(verbose: boolean | undefined): (message: string) => 
   return verbose
     ? (message) => process.stderr.write(`${pc.dim(`debug: ${terminalSafe(message)}`)}\n`)
     : () => {};
+}
+
+type Write = (chunk: string, ...rest: unknown[]) => boolean;
+
+/** The writes the guard wraps, for eb's own workflow commands. */
+const unguarded = new Map<NodeJS.WritableStream, { write: Write; guard: CommandGuard }>();
+
+/**
+ * Every write to stdout and stderr passes a CommandGuard from here on: whatever path foreign
+ * text takes (a renderer, a message, commander's help, a library), no line of it is a GitHub
+ * workflow command. The CLI calls this once, before any command runs.
+ */
+export function guardOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as Write;
+    const guard = new CommandGuard();
+    unguarded.set(stream, { write, guard });
+    const guarded: Write = (chunk: string | Uint8Array, ...rest) =>
+      write(
+        guard.filter(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString()),
+        ...rest,
+      );
+    stream.write = guarded as typeof stream.write;
+  }
+}
+
+/**
+ * eb's own workflow commands (annotations, whose values are escaped as GitHub asks), each on a
+ * line of its own, around the guard.
+ */
+export function writeCommands(stream: NodeJS.WritableStream, lines: readonly string[]): void {
+  if (lines.length === 0) return;
+  const text = `${lines.join("\n")}\n`;
+  const own = unguarded.get(stream);
+  if (own === undefined) {
+    stream.write(text);
+    return;
+  }
+  own.write(text);
+  own.guard.lineStart();
 }

@@ -1,23 +1,23 @@
 import path from "node:path";
-import { openEndpoint } from "../cases/plan.js";
 import { EXIT, InputError } from "../errors.js";
-import { loadConfig } from "../index.js";
-import { readPairs } from "../pairwise/pairs.js";
-import type { PairwiseReport } from "../pairwise/report.js";
-import { type PairwisePlan, pairwiseSuite } from "../pairwise/suite.js";
-import { pairwiseText } from "../pairwise/text.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
-import { runSuite } from "../run/run-suite.js";
-import { redactUrl } from "../secrets/redact.js";
+import {
+  loadConfig,
+  type PairwiseReport,
+  pairwiseText,
+  runPairwise,
+  type SuiteRun,
+} from "../index.js";
+import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { compareOptions, type GateFlags } from "./compare.js";
 import { configOptions } from "./eval.js";
 import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
+import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
-import { runLocation } from "./run-location.js";
+import { runLocations } from "./run-location.js";
 
-export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
+export interface PairwiseFlags extends Partial<GateFlags>, Record<string, unknown> {
   cwd: string;
   projectConfig: boolean;
   criteria?: string;
@@ -39,56 +39,39 @@ export interface PairwiseFlags extends GateFlags, Record<string, unknown> {
 export async function pairwiseCommand(
   baseline: string,
   candidate: string,
-  flags: PairwiseFlags,
+  given: PairwiseFlags,
 ): Promise<number> {
+  const flags = withRunGate(given, ["margin", "inconclusive"]);
+  const gate = { margin: flags.margin ?? "0.02", inconclusive: flags.inconclusive ?? "fail" };
   // compareOptions has checked it: a number in [0, 1].
-  const margin = compareOptions(flags).margin!;
+  const margin = compareOptions(gate).margin!;
   const criteria = criteriaOf(flags.criteria);
   const config = await loadConfig(configOptions(flags));
   for (const warning of config.warnings) printWarning(warning);
-  const judgeModel = config.eval.judge;
-  if (judgeModel === null) {
-    throw new InputError(
-      "eb pairwise needs a judge model: pass --judge MODEL (or set [eval] judge / EVAL_BANANA_JUDGE)",
-    );
-  }
-  const [base, cand] = await Promise.all([
-    runLocation(baseline, flags.cwd),
-    runLocation(candidate, flags.cwd),
-  ]);
-  const inputs = await readPairs(base, cand, { cwd: flags.cwd, cases: flags.cases, criteria });
+  // latest~N counts the case runs of --cases' suite, else of the newest case run's.
+  const casesFile = flags.cases === undefined ? undefined : path.resolve(flags.cwd, flags.cases);
+  const [base, cand] = (await runLocations([baseline, candidate], flags.cwd, {
+    kinds: ["cases"],
+    casesFile,
+  })) as [string, string];
   const interrupt = abortOnSignals();
   const progress = createProgress(process.stderr);
+  const argv = process.argv.slice(2);
   try {
-    const signal = interrupt.signal;
-    const settings = config.eval;
-    const endpoint = await openEndpoint(
-      { cache: flags.cache },
-      { settings, config },
-      { model: undefined, judgeModel },
-      signal,
-    );
-    const argv = process.argv.slice(2);
-    const command = argv.map((arg) => redactUrl(endpoint.scrubber.scrub(arg)));
-    const plan: PairwisePlan = {
-      ...{ config, settings, inputs, endpoint, judgeModel, criteria, margin, command },
-      inconclusive: flags.inconclusive,
-    };
-    const warn = (message: string) => {
-      progress.done();
-      printWarning(message);
-    };
-    for (const warning of inputs.warnings) warn(warning);
-    const run = await runSuite(pairwiseSuite(plan, signal), {
-      config,
-      signal,
-      flatOutput: flags.flatOutput,
+    const run = await runPairwise({
+      ...{ config, baseline: base, candidate: cand, criteria, margin, argv },
+      ...{ cwd: flags.cwd, cases: flags.cases, cache: flags.cache, flatOutput: flags.flatOutput },
+      inconclusive: gate.inconclusive,
       resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
+      signal: interrupt.signal,
       onSample: (_row, where) => progress.update(where),
-      onWarning: warn,
+      onWarning: (message) => {
+        progress.done();
+        printWarning(message);
+      },
     });
     progress.done();
-    printReport(run.report, flags.json === true);
+    printReport(run, flags.json === true);
     if (run.exitCode === EXIT.interrupted) process.stderr.write(resumeHint(argv, run.runDir));
     return run.exitCode;
   } finally {
@@ -103,29 +86,24 @@ function criteriaOf(given: string | undefined): string | null {
   return given.trim();
 }
 
-function printReport(report: PairwiseReport, json: boolean): void {
+/** What --json prints: the figures of report.json, and where the run folder is. */
+const JSON_FIELDS = [
+  ...["wins", "ties", "losses", "inconsistent", "errors", "pairs", "items", "net_win_rate"],
+  ...["ci_low", "ci_high", "consistency", "position_bias", "margin", "verdict", "strata", "cases"],
+] as const;
+
+function printReport(run: SuiteRun<PairwiseReport>, json: boolean): void {
+  const { report, document } = run;
   if (!json) {
-    process.stdout.write(terminalSafe(`${pairwiseText(report)}run folder: ${report.output_dir}\n`));
+    if (document.pairwise === null) return;
+    const safe = terminalSafeStrings(document);
+    const text = pairwiseText({ ...safe, pairwise: terminalSafeStrings(document.pairwise) });
+    process.stdout.write(`${text}run folder: ${safe.output_dir}
+`);
     return;
   }
-  const { wins, ties, losses, inconsistent, errors, pairs, items, verdict, margin } = report;
   const object = {
-    wins,
-    ties,
-    losses,
-    inconsistent,
-    errors,
-    pairs,
-    items,
-    net_win_rate: report.net_win_rate,
-    ci_low: report.ci_low,
-    ci_high: report.ci_high,
-    consistency: report.consistency,
-    position_bias: report.position_bias,
-    margin,
-    verdict,
-    strata: report.strata,
-    cases: report.cases,
+    ...Object.fromEntries(JSON_FIELDS.map((key) => [key, report[key]])),
     run_dir: report.output_dir,
     warnings: report.warnings,
   };

@@ -3,14 +3,20 @@ import pc from "picocolors";
 import { EXIT } from "../errors.js";
 import type { RunDocument } from "../index.js";
 import { calibrationText, documentOf, loadConfig, readDocument } from "../index.js";
-import { FAILING_LISTED, failingItems, failingItemsText } from "../render/failing.js";
+import {
+  FAILING_LISTED,
+  type FailingItem,
+  failingItems,
+  failingItemsText,
+} from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
 import { type Calibration, readCalibratedRun } from "../report/calibrate.js";
-import { isIncomplete } from "../report/coverage.js";
+import { type Coverage, isIncomplete } from "../report/coverage.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
+import type { RunSummary } from "../report/run-summary.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
-import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
+import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { writeHtmlPage } from "./html-page.js";
@@ -62,9 +68,7 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
     ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failingFields, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
-    : `${notRun(doc)}${terminalSafe(
-        `${summaryText(summary, coverage)}${calibration ? calibrationText(calibration) : ""}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
-      )}`;
+    : `${notRun(doc)}${reportText(terminalSafeStrings({ summary, calibration, failing }), coverage, flags.all === true)}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {
     const { document } = await readDocument(rows.file, { outcomes: true, ...summaryOptions });
@@ -81,6 +85,20 @@ async function readReported(
 ): Promise<{ rows: RunRows; calibration: Calibration | null }> {
   if (flags.labels === undefined) return { rows: await readRun(location), calibration: null };
   return readCalibratedRun(location, flags.labels, intervalLevel(flags.level));
+}
+
+/** The statistics, the calibration with --labels, and the items that fell short. */
+function reportText(
+  {
+    summary,
+    calibration,
+    failing,
+  }: { summary: RunSummary; calibration: Calibration | null; failing: FailingItem[] },
+  coverage: Coverage | null,
+  all: boolean,
+): string {
+  const calibrated = calibration ? calibrationText(calibration) : "";
+  return `${summaryText(summary, coverage)}${calibrated}${failingItemsText(failing, all ? null : FAILING_LISTED)}`;
 }
 
 /** `calibration` in report --json: the graders' figures as eb calibrate --json gives them. */

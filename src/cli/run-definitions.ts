@@ -8,56 +8,33 @@ import type { ItemPlace } from "../render/github.js";
 import { parseManifest } from "../report/manifest.js";
 import { readManifest } from "../run/rows.js";
 
-/** An item the run set out to run, with its JUnit classname when the definitions say. */
-export interface PlannedItem {
-  id: string;
-  classname: string | null;
-}
-
 /** What a run folder says about its items' definitions, beyond the rows. */
 export interface RunDefinitions {
   projectRoot: string | null;
   /** Where each item is defined, by id (only the items whose place is known). */
   places: Map<string, ItemPlace>;
-  /** Every item the run planned; null when the run folder does not name them. */
-  planned: PlannedItem[] | null;
-  /** How many items the run planned, when its manifest says. */
-  itemsPlanned: number | null;
 }
 
 const checkSourcesSchema = z.looseObject({
   checks: z.array(z.looseObject({ check_id: z.string(), source_path: z.string() })),
 });
 
-const NONE: RunDefinitions = {
-  projectRoot: null,
-  places: new Map(),
-  planned: null,
-  itemsPlanned: null,
-};
+const NONE: RunDefinitions = { projectRoot: null, places: new Map() };
 
 /**
  * Reads what the run wrote (its manifest, report.json) and, for a case run, its case file when
  * that file is still the one the run read (same sha256): a changed file's lines would point at
- * other cases. Nothing here fails: a place or plan that cannot be known is left out.
+ * other cases. Nothing here fails: a place that cannot be known is left out.
  */
 export async function runDefinitions(rowsFile: string): Promise<RunDefinitions> {
   const manifest = manifestOf(rowsFile);
   if (manifest === null) return NONE;
-  const base = {
-    projectRoot: manifest.project_root,
-    itemsPlanned: manifest.items_planned ?? null,
-  };
-  if (manifest.kind === "cases") return { ...base, ...(await caseDefinitions(manifest)) };
-  // A pairwise run's items are cases of a file it did not run: no place or plan to name.
-  if (manifest.kind === "pairwise") return { ...NONE, ...base };
+  const projectRoot = manifest.project_root;
+  if (manifest.kind === "cases") return { projectRoot, places: await casePlaces(manifest) };
+  // A pairwise run's items are cases of a file it did not run: no place to name.
+  if (manifest.kind === "pairwise") return { projectRoot, places: new Map() };
   const places = await checkPlaces(path.join(path.dirname(rowsFile), "report.json"));
-  // A check run's definitions are keyed by check id: every check it planned.
-  const planned = Object.keys(manifest.definitions).map((id) => ({
-    id,
-    classname: places.get(id) ? relativeTo(manifest.project_root, places.get(id)!.file) : null,
-  }));
-  return { ...base, places, planned };
+  return { projectRoot, places };
 }
 
 function manifestOf(rowsFile: string): Manifest | null {
@@ -92,25 +69,17 @@ async function idLine(file: string): Promise<number | null> {
 type CaseManifest = Extract<Manifest, { kind: "cases" }>;
 
 /** The cases of the file the run read, if it is found unchanged: from the cwd or the root. */
-async function caseDefinitions(manifest: CaseManifest) {
+async function casePlaces(manifest: CaseManifest): Promise<Map<string, ItemPlace>> {
   for (const file of caseFileCandidates(manifest.cases_file, manifest.project_root)) {
     const loaded = await loadCases(file).catch(() => null);
     if (loaded === null || loaded.sha256 !== manifest.cases_sha256) continue;
-    return {
-      places: new Map(loaded.cases.map((c) => [c.id, { file, line: c.line }])),
-      planned: loaded.cases.map((c) => ({ id: c.id, classname: c.stratum })),
-    };
+    return new Map(loaded.cases.map((c) => [c.id, { file, line: c.line }]));
   }
-  return { places: new Map<string, ItemPlace>(), planned: null };
-}
-
-/** `file` relative to `root`, with forward slashes (as GitHub and JUnit readers want). */
-export function relativeTo(root: string, file: string): string {
-  return path.relative(root, file).split(path.sep).join("/");
+  return new Map();
 }
 
 /** A JSON file's value; null when it cannot be read or is not JSON. */
-export async function readJson(file: string): Promise<unknown> {
+async function readJson(file: string): Promise<unknown> {
   try {
     return JSON.parse(await readFile(file, "utf8"));
   } catch {

@@ -16,6 +16,7 @@ import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
+import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import { writeJunit } from "./write-whole.js";
 
@@ -41,7 +42,8 @@ export function configOptions(flags: RunFlags): LoadConfigOptions {
   };
 }
 
-export async function runCommand(flags: RunFlags): Promise<number> {
+export async function runCommand(given: RunFlags): Promise<number> {
+  const flags = withRunGate(given, ["passThreshold"]);
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);
@@ -71,7 +73,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     process.stdout.write(
       flags.json
         ? await readFile(path.join(run.runDir, "report.json"), "utf8")
-        : runText(terminalSafeStrings(run.report)),
+        : runText(terminalSafeStrings(run.document), { all: flags.verbose === true }),
     );
     if (flags.junit !== undefined) {
       await writeJunit(flags.junit, runJunit(run.report, `eb run ${run.report.run_id}`));

@@ -1,5 +1,7 @@
 import { TomlError } from "smol-toml";
 import type { z } from "zod";
+import { didYouMean } from "../errors.js";
+import { keysAt } from "./schema.js";
 
 /**
  * Where in a config file a problem is, and how to name it. TOML parsers give no positions for
@@ -14,19 +16,22 @@ export function tomlErrorMessage(file: string, error: unknown): string {
   return `Invalid TOML in ${file}: ${String(error)}`;
 }
 
-export function describeIssue(file: string, text: string, issue: z.core.$ZodIssue): string {
+/** One line per problem: each unknown key on its own, with the known key nearest to it. */
+export function describeIssue(file: string, text: string, issue: z.core.$ZodIssue): string[] {
   const keys = issue.path.map(String);
   const where = keys.length > 0 ? keyLabel(keys) : "top level";
   if (issue.code === "unrecognized_keys") {
-    const names = issue.keys.join(", ");
-    const line = findKeyLine(text, keys, issue.keys[0] ?? "");
-    return `${file}${line}: ${where} has unknown key(s): ${names}`;
+    return issue.keys.map((key) => {
+      const near = didYouMean(key, keysAt(issue.path));
+      const line = findKeyLine(text, keys, key);
+      return `${file}${line}: ${where} has unknown key ${key}${near === null ? "" : `: ${near}`}`;
+    });
   }
   // A problem inside a list (`exclude_dirs.0`) is on the line of the list's key.
   const firstIndex = keys.findIndex((key) => /^\d+$/.test(key));
   const named = firstIndex === -1 ? keys : keys.slice(0, firstIndex);
   const line = findKeyLine(text, named.slice(0, -1), named.at(-1) ?? "");
-  return `${file}${line}: ${where}: ${issue.message}`;
+  return [`${file}${line}: ${where}: ${issue.message}`];
 }
 
 /** `[core] pass_threshold`, `[agents.x] command`, `[harness.env]`. */

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
-import { InputError } from "../errors.js";
+import { didYouMean, InputError } from "../errors.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
@@ -208,14 +208,16 @@ async function readConfigFile(file: string): Promise<{ data: ConfigFile; warning
   }
   const warnings = stripLegacyKeys(file, raw);
   const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => describeIssue(file, text, issue));
+  const problems = [
+    ...(parsed.error?.issues ?? []).flatMap((issue) => describeIssue(file, text, issue)),
+    ...customAgentProblems(file, text, raw),
+  ];
+  if (!parsed.success || problems.length > 0) {
     throw new InputError(
       `Invalid config ${file}:\n${problems.map((p) => `  ${p}`).join("\n")}\n` +
         "Fix these keys (see `eb init` for a commented template).",
     );
   }
-  requireCustomAgentCommands(file, text, parsed.data);
   return { data: parsed.data, warnings };
 }
 
@@ -223,17 +225,19 @@ async function readConfigFile(file: string): Promise<{ data: ConfigFile; warning
  * A custom agent has no built-in template to fall back on, so without `command` it cannot run;
  * said when the config loads, not only once a judge check picks that agent.
  */
-function requireCustomAgentCommands(file: string, text: string, data: ConfigFile): void {
+function customAgentProblems(file: string, text: string, raw: Record<string, unknown>): string[] {
   const builtins = Object.keys(BUILTIN_AGENTS);
-  const problems = Object.entries(data.agents ?? {})
-    .filter(([name, agent]) => !builtins.includes(name) && agent.command === undefined)
-    .map(
-      ([name]) =>
+  const agents = isTable(raw.agents) ? Object.entries(raw.agents) : [];
+  return agents
+    .filter(([name, agent]) => !builtins.includes(name) && isTable(agent) && !("command" in agent))
+    .map(([name]) => {
+      const near = didYouMean(name, builtins);
+      return (
         `${file}${findTableLine(text, ["agents", name])}: [agents.${name}] command is required ` +
         `for a custom agent (a list such as ["my-cli", "run"]); built-in agents are: ` +
-        builtins.join(", "),
-    );
-  if (problems.length > 0) throw new InputError(problems.join("\n"));
+        `${builtins.join(", ")}${near === null ? "" : `; ${near}`}`
+      );
+    });
 }
 
 function stripLegacyKeys(file: string, raw: Record<string, unknown>): string[] {

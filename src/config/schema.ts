@@ -72,3 +72,21 @@ export const LEGACY_KEYS: readonly {
     }),
   ),
 ];
+
+/** The keys a config file may have in the table at `path` (`[]`: the top level). */
+export function keysAt(path: readonly PropertyKey[]): string[] {
+  let node: z.ZodType | undefined = fileSchema;
+  for (const key of path) {
+    node = unwrapOptional(node);
+    if (node instanceof z.ZodObject) node = (node.shape as Record<string, z.ZodType>)[String(key)];
+    else if (node instanceof z.ZodRecord) node = node.valueType as z.ZodType;
+    else return [];
+    if (node === undefined) return [];
+  }
+  node = unwrapOptional(node);
+  return node instanceof z.ZodObject ? Object.keys(node.shape) : [];
+}
+
+function unwrapOptional(node: z.ZodType): z.ZodType {
+  return node instanceof z.ZodOptional ? (node.unwrap() as z.ZodType) : node;
+}

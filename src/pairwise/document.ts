@@ -1,9 +1,13 @@
 import { signed } from "../render/compare-text.js";
-import type { PairwiseBlock } from "../report/blocks.js";
+import {
+  MIN_CONSISTENCY,
+  type PairStats,
+  type PairwiseFigures,
+  POSITION_FOLLOWER,
+} from "../report/blocks.js";
 import { buildDocument, type RunDocument, type Verdict } from "../report/document.js";
 import type { FinishContext } from "../run/suite.js";
 import type { PairwiseReport } from "./report.js";
-import { MIN_CONSISTENCY } from "./stats.js";
 
 /** What the document needs of a pairwise run beyond its report and rows. */
 export interface PairwiseRunMeta {
@@ -20,6 +24,7 @@ export interface PairwiseRunMeta {
  */
 export function pairwiseDocument(
   report: PairwiseReport,
+  figures: PairwiseFigures,
   context: FinishContext,
   meta: PairwiseRunMeta,
 ): RunDocument {
@@ -49,7 +54,7 @@ export function pairwiseDocument(
     items: worstFirst(document.items, report),
     verdict: verdictOf(report, meta.inconclusive),
     run_passed: report.run_passed,
-    pairwise: pairwiseBlock(report),
+    pairwise: { ...figures, position_note: positionNote(figures) },
   };
 }
 
@@ -73,33 +78,10 @@ function verdictOf(report: PairwiseReport, inconclusive: "fail" | "pass"): Verdi
   return { outcome: report.verdict === "regression" ? "regression" : "inconclusive", rule };
 }
 
-export function pairwiseBlock(r: PairwiseReport): PairwiseBlock {
-  return {
-    wins: r.wins,
-    ties: r.ties,
-    losses: r.losses,
-    inconsistent: r.inconsistent,
-    errors: r.errors,
-    pairs: r.pairs,
-    items: r.items,
-    net_win_rate: r.net_win_rate,
-    ci_low: r.ci_low,
-    ci_high: r.ci_high,
-    consistency: r.consistency,
-    position_bias: r.position_bias,
-    level: r.level,
-    margin: r.margin,
-    verdict: r.verdict,
-    judge_model: r.judge_model,
-    position_note: positionNote(r),
-    strata: r.strata,
-  };
-}
-
 /** What the verdicts say of the order the answers were shown in. */
-function positionNote(r: PairwiseReport): string | null {
+export function positionNote(r: PairStats): string | null {
   if (r.consistency !== null && r.consistency < MIN_CONSISTENCY) {
-    return "Fewer than half the pairs got the same verdict in both orders: the judge follows the answers' positions more than their content, so its verdicts say nothing.";
+    return `${POSITION_FOLLOWER}.`;
   }
   if (r.position_bias === null) return null;
   const share = `${(r.position_bias * 100).toFixed(1)}%`;

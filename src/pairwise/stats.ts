@@ -12,9 +12,15 @@
  */
 
 import type { Winner } from "../judge/verdict.js";
+import {
+  MIN_CONSISTENCY,
+  type PairCase,
+  type PairCounts,
+  type PairStats,
+  type PairVerdictName,
+} from "../report/blocks.js";
 import type { PairOutcome } from "../report/record.js";
 import { groupBy, type ItemAgg, mean, passRateInterval } from "../stats/interval.js";
-import type { ItemStats, PairCounts, PairStats, PairVerdictName } from "./report.js";
 
 /** What the statistics need of a row. */
 export interface JudgedPair {
@@ -25,9 +31,6 @@ export interface JudgedPair {
   /** The winners named in the two orders (null for an order with no verdict). */
   winners: readonly (Winner | null)[];
 }
-
-/** Below this swap consistency the judge says more about positions than answers. */
-export const MIN_CONSISTENCY = 0.5;
 
 export function countPairs(pairs: readonly JudgedPair[]): PairCounts {
   const counts: PairCounts = { wins: 0, ties: 0, losses: 0, inconsistent: 0, errors: 0, pairs: 0 };
@@ -44,7 +47,7 @@ export function countPairs(pairs: readonly JudgedPair[]): PairCounts {
 }
 
 /** Each item's counts and net win rate, in the order the items first appear. */
-export function itemStats(pairs: readonly JudgedPair[]): ItemStats[] {
+export function itemStats(pairs: readonly JudgedPair[]): PairCase[] {
   return [...groupBy(pairs, (pair) => pair.id).values()].map((group) => {
     const counts = countPairs(group);
     return { id: group[0]!.id, stratum: group[0]!.stratum, ...counts, net_win_rate: netOf(counts) };
@@ -77,7 +80,7 @@ export function pairStats(pairs: readonly JudgedPair[], level: number): PairStat
  * scores (1 + net) / 2, each over the item's pairs, mapped back to [−1, 1].
  */
 export function netWinInterval(
-  items: readonly Pick<ItemStats, "id" | "pairs" | "wins" | "losses">[],
+  items: readonly Pick<PairCase, "id" | "pairs" | "wins" | "losses">[],
   level: number,
 ): Pick<PairStats, "net_win_rate" | "ci_low" | "ci_high"> {
   if (items.length === 0) return { net_win_rate: null, ci_low: null, ci_high: null };

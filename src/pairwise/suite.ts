@@ -4,9 +4,11 @@ import { costOf, tokensOf } from "../cases/price.js";
 import type { Config, EvalConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
 import { runFiles } from "../render/files.js";
+import type { PairwiseFigures } from "../report/blocks.js";
 import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../report/record.js";
 import { isoUtc } from "../run/provenance.js";
 import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { caseSuiteName } from "../run/suite-name.js";
 import { redactUrl } from "../secrets/redact.js";
 import { scrubStrings } from "../secrets/scrub-strings.js";
 import { pairwiseDocument } from "./document.js";
@@ -14,7 +16,6 @@ import { judgePair, pairPrompts, textsOf } from "./judge-pair.js";
 import type { PairInputs, PairItem } from "./pairs.js";
 import type { PairwiseReport } from "./report.js";
 import { itemStats, type JudgedPair, pairStats, pairVerdict, strataStats } from "./stats.js";
-import { pairwiseMarkdown } from "./text.js";
 
 /** Room on the manifest line for the judge model versions known at the end. */
 const MANIFEST_ROOM = 2048;
@@ -60,6 +61,7 @@ export function pairwiseSuite(
     workers: plan.settings.workers ?? plan.settings.maxWorkers,
     schedule: "item",
     settings,
+    name: caseSuiteName("eb pairwise", inputs.casesFile, plan.config.projectRoot),
     definitions: { [inputs.casesFile]: `sha256:${inputs.casesSha256}` },
     command: plan.command,
     manifestRoom: MANIFEST_ROOM,
@@ -171,21 +173,21 @@ async function finish(
   context: FinishContext,
 ): Promise<Finished<"pairwise", PairwiseReport>> {
   const warnings = await plan.endpoint.cache.flush();
-  const report = pairwiseReport(plan, pairs, context);
+  const figures = pairwiseFigures(plan, pairs, context);
+  const report = pairwiseReport(plan, figures, context);
   const meta = {
     planned: plan.inputs.items.map((item) => item.id),
     samples: plan.inputs.samples,
     inconclusive: plan.inconclusive,
   };
   const document = scrubStrings(
-    pairwiseDocument(report, context, meta),
+    pairwiseDocument(report, figures, context, meta),
     plan.endpoint.scrubber.scrub,
   );
-  const { files, problems } = runFiles(document, plan.config.reportFormats, () =>
-    pairwiseMarkdown(report),
-  );
+  const { files, problems } = runFiles(document, plan.config.reportFormats);
   return {
     report,
+    document,
     files,
     passed: report.run_passed,
     closing: { judge_model_versions: report.judge_model_versions },
@@ -193,44 +195,54 @@ async function finish(
   };
 }
 
-function pairwiseReport(
+/** Whether the candidate's answers are worse than the baseline's: counts, interval, verdict. */
+function pairwiseFigures(
   plan: PairwisePlan,
   pairs: readonly JudgedPair[],
   context: FinishContext,
-): PairwiseReport {
+): PairwiseFigures {
   const { inputs } = plan;
   const stats = pairStats(pairs, LEVEL);
-  const { budget } = plan.endpoint;
-  const budgetExceeded = budget?.exceeded ?? false;
-  const verdict = pairVerdict(stats, plan.margin, !context.interrupted && !budgetExceeded);
+  const complete = !context.interrupted && !(plan.endpoint.budget?.exceeded ?? false);
   const order = new Map(inputs.items.map((item, i) => [item.id, i]));
-  const cases = itemStats(pairs).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  return {
+    baseline: inputs.baseline,
+    candidate: inputs.candidate,
+    cases_file: inputs.casesFile,
+    criteria: plan.criteria,
+    judge_model: plan.judgeModel,
+    ...stats,
+    level: LEVEL,
+    margin: plan.margin,
+    verdict: pairVerdict(stats, plan.margin, complete),
+    strata: strataStats(pairs, LEVEL),
+    cases: itemStats(pairs).sort((a, b) => order.get(a.id)! - order.get(b.id)!),
+    warnings: inputs.warnings,
+  };
+}
+
+function pairwiseReport(
+  plan: PairwisePlan,
+  figures: PairwiseFigures,
+  context: FinishContext,
+): PairwiseReport {
+  const { budget } = plan.endpoint;
+  const { verdict } = figures;
   return {
     schema_version: 1,
     kind: "pairwise",
     run_id: context.runId,
     project_root: plan.config.projectRoot,
     output_dir: context.runDir,
-    baseline: inputs.baseline,
-    candidate: inputs.candidate,
-    cases_file: inputs.casesFile,
-    cases_sha256: inputs.casesSha256,
-    judge_model: plan.judgeModel,
+    cases_sha256: plan.inputs.casesSha256,
     judge_model_versions: [...plan.endpoint.judgeVersions].sort(),
-    criteria: plan.criteria,
     started_at: isoUtc(context.startedAt),
     completed_at: isoUtc(context.completedAt),
     duration_ms: context.completedAt.getTime() - context.startedAt.getTime(),
     interrupted: context.interrupted,
     budget: budget && { max_cost: budget.maxCost, spent: budget.spentSoFar },
-    budget_exceeded: budgetExceeded,
-    ...stats,
-    level: LEVEL,
-    margin: plan.margin,
-    verdict,
-    strata: strataStats(pairs, LEVEL),
-    cases,
-    warnings: inputs.warnings,
+    budget_exceeded: budget?.exceeded ?? false,
+    ...figures,
     run_passed: verdict === "pass" || (verdict === "inconclusive" && plan.inconclusive === "pass"),
   };
 }

@@ -2,7 +2,7 @@ import type { CompareBlock } from "../report/blocks.js";
 import type { RunDocument } from "../report/document.js";
 import { REASON_CHARS } from "../report/reason.js";
 import { neededLine, signed, strataLevel, VERDICT_TEXT } from "./compare-text.js";
-import { code } from "./failing.js";
+import { code, ID_CHARS } from "./markdown.js";
 import { fixed } from "./stats-text.js";
 
 /** The first line of `eb compare --markdown`: a workflow finds its own sticky comment by it. */
@@ -49,7 +49,7 @@ export function comparisonMarkdown(base: RunDocument, cand: RunDocument): string
 type Runs = { baseline: RunDocument; candidate: RunDocument };
 
 function runsTable({ baseline: b, candidate: k }: Runs): string[] {
-  const id = (run: RunDocument) => (run.run_id ? code(run.run_id) : "unknown");
+  const id = (run: RunDocument) => (run.run_id ? code(run.run_id, ID_CHARS) : "unknown");
   const commit = (run: RunDocument) =>
     run.run.git_commit ? code(run.run.git_commit.slice(0, 12)) : "unknown";
   return [
@@ -78,7 +78,7 @@ function itemsTable(
     const base = baseItems.get(id)!;
     const cand = candItems.get(id)!;
     const problem = (why === "candidate" ? cand : base).problem;
-    return `| ${code(id)} | ${fixed(base.score, 2)} | ${fixed(cand.score, 2)} | ${problem ? code(problem, REASON_CHARS) : ""} |`;
+    return `| ${code(id, ID_CHARS)} | ${fixed(base.score, 2)} | ${fixed(cand.score, 2)} | ${problem ? code(problem, REASON_CHARS) : ""} |`;
   });
   const more = ids.length - rows.length;
   return [
@@ -106,7 +106,7 @@ function strataTable(c: CompareBlock): string[] {
     "| --- | --- | --- | --- | --- |",
     ...shown.map(
       (s) =>
-        `| ${code(s.stratum)} | ${s.n} | ${signed(s.delta)} | [${signed(s.low)}, ${signed(s.high)}] | ${s.verdict ?? "—"} |`,
+        `| ${code(s.stratum, ID_CHARS)} | ${s.n} | ${signed(s.delta)} | [${signed(s.low)}, ${signed(s.high)}] | ${s.verdict ?? "—"} |`,
     ),
     "",
     ...(more > 0 ? [`… and ${more} more strata (\`eb compare\` lists every one).`, ""] : []),

@@ -1,6 +1,6 @@
 import type { DocumentItem } from "../report/document.js";
-import { oneLine, REASON_CHARS } from "../report/reason.js";
-import { cell } from "./stats-markdown.js";
+import { REASON_CHARS } from "../report/reason.js";
+import { code, ID_CHARS } from "./markdown.js";
 import { fixed } from "./stats-text.js";
 
 /** An item with a failed or errored sample, and why the first of them fell short. */
@@ -38,9 +38,6 @@ export function failingItemsText(items: readonly FailingItem[], limit: number | 
   ].join("\n");
 }
 
-/** Characters of an id kept in a Markdown table: a summary or comment stays bounded. */
-const MARKDOWN_ID_CHARS = 120;
-
 /** The same list as a Markdown table (a job summary's), at most `limit` rows. */
 export function failingItemsMarkdown(items: readonly FailingItem[], limit: number): string[] {
   if (items.length === 0) return ["Every item passed every sample.", ""];
@@ -52,21 +49,12 @@ export function failingItemsMarkdown(items: readonly FailingItem[], limit: numbe
     "| Item | Score | Reason |",
     "| --- | --- | --- |",
     ...shown.map(
-      (item) => `| ${code(item.id)} | ${scoreOf(item)} | ${code(item.problem, REASON_CHARS)} |`,
+      (item) =>
+        `| ${code(item.id, ID_CHARS)} | ${scoreOf(item)} | ${code(item.problem, REASON_CHARS)} |`,
     ),
     "",
     ...(more > 0 ? [`… and ${more} more: every one is in the run folder's report.md.`, ""] : []),
   ];
-}
-
-/**
- * Text from the rows (an id, a reason) as a code span in a table cell: GitHub renders no HTML,
- * link or @mention inside one, so an answer quoted in a reason cannot ping anyone or embed an
- * image in a comment. Cut to `max` characters; a backtick becomes a quote (it would end the span).
- */
-export function code(text: string, max = MARKDOWN_ID_CHARS): string {
-  const short = oneLine(text, max).replace(/`/g, "'");
-  return `\`${cell(short)}\``;
 }
 
 function scoreOf(item: FailingItem): string {

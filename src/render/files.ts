@@ -1,5 +1,6 @@
 import type { RunDocument } from "../report/document.js";
 import { htmlPage } from "./html/page.js";
+import { pairwiseMarkdown } from "./pairwise-text.js";
 import { runMarkdown } from "./run-markdown.js";
 
 /** The formats a run folder can hold beside rows.jsonl and report.json (`[report] formats`). */
@@ -19,11 +20,10 @@ export interface RunFile {
 export function runFiles(
   doc: RunDocument,
   formats: readonly RunFormat[],
-  markdown: (doc: RunDocument) => string = runMarkdown,
 ): { files: RunFile[]; problems: string[] } {
   const files: RunFile[] = [];
   const problems: string[] = [];
-  if (formats.includes("md")) files.push({ name: "report.md", text: markdown(doc) });
+  if (formats.includes("md")) files.push({ name: "report.md", text: markdownOf(doc) });
   if (formats.includes("html")) {
     try {
       files.push({ name: "report.html", text: htmlPage({ documents: [doc], leaderboard: null }) });
@@ -34,4 +34,8 @@ export function runFiles(
     }
   }
   return { files, problems };
+}
+
+function markdownOf(doc: RunDocument): string {
+  return doc.pairwise ? pairwiseMarkdown({ ...doc, pairwise: doc.pairwise }) : runMarkdown(doc);
 }

@@ -5,6 +5,7 @@ import type { RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { failingItems, failingItemsMarkdown } from "./failing.js";
+import { code, ID_CHARS } from "./markdown.js";
 import { notRunBanner, passRateScope } from "./not-run.js";
 import { gateLine } from "./run-text.js";
 import { summaryMarkdown } from "./stats-markdown.js";
@@ -124,7 +125,7 @@ export function runSummaryMarkdown(
   const level = `${Math.round(stats.ci_level * 100)}%`;
   const scope = passRateScope(doc, stats);
   return [
-    `## eval-banana: \`${command}\` run \`${doc.run_id ?? ""}\``,
+    `## eval-banana: \`${command}\` run ${code(doc.run_id ?? "", ID_CHARS)}`,
     "",
     ...(isIncomplete(doc, stats) ? notRunBanner(doc, stats) : []),
     `**Pass rate ${fixed(stats.pass_rate)}**, ${level} interval [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method}) over ${countOf(stats.items, "item")} and ${countOf(stats.samples, "sample")}${scope ? `, ${scope}` : ""}.`,
@@ -138,6 +139,62 @@ export function runSummaryMarkdown(
     "</details>",
     "",
   ];
+}
+
+/**
+ * GitHub drops a step's summary over 1 MiB: the step's whole file, with what its other commands
+ * appended before and after eb's part. A run of thousands of strata, graders or flaky items with
+ * long names made a summary of 1.3 MB, and the step showed none of it.
+ */
+export const STEP_SUMMARY_BYTES = 1024 * 1024;
+
+/** Left free by eb's part for what the step's later commands append (a line, a table). */
+export const SUMMARY_MARGIN_BYTES = 64 * 1024;
+
+/**
+ * A job summary's section in `budget` bytes: `body` cut at a whole line when all of it does
+ * not fit, with what was left out said after it (and where it all is: `seeAlso`), then `tail`
+ * (a comparison: it is short, and what a gate decided). Null when not even that fits.
+ */
+export function summaryWithin(
+  body: readonly string[],
+  tail: readonly string[],
+  budget: number,
+  seeAlso: string,
+): string[] | null {
+  const whole = [...body, ...tail];
+  if (byteSize(whole) <= budget) return whole;
+  // The notice, its count up to ten digits long, and a line that closes a <details>.
+  const reserved = byteSize([leftOutLine(10 ** 10, seeAlso), "", "</details>", "", ...tail]);
+  if (budget < reserved) return null;
+  let room = budget - reserved;
+  let kept = 0;
+  while (kept < body.length && room >= Buffer.byteLength(body[kept]!) + 1) {
+    room -= Buffer.byteLength(body[kept]!) + 1;
+    kept++;
+  }
+  const shown = body.slice(0, kept);
+  // A cut inside the statistics' <details> closes it, so the notice is not folded away.
+  const open = shown.filter((line) => line.startsWith("<details>")).length;
+  const closed = shown.filter((line) => line === "</details>").length;
+  return [
+    ...shown,
+    "",
+    ...(open > closed ? ["</details>", ""] : []),
+    leftOutLine(body.length - kept, seeAlso),
+    "",
+    ...tail,
+  ];
+}
+
+function leftOutLine(lines: number, seeAlso: string): string {
+  const count = `${lines.toLocaleString("en-US")} more line${lines === 1 ? "" : "s"}`;
+  return `… and ${count} of this summary left out (GitHub drops a step summary over 1 MiB): every item is in ${seeAlso}.`;
+}
+
+/** Bytes of `lines` as a file holds them: each ends with a newline. */
+function byteSize(lines: readonly string[]): number {
+  return lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
 }
 
 /** `file` relative to `root`, with forward slashes (as GitHub and JUnit readers want). */

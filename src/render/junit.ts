@@ -16,9 +16,8 @@ export interface JunitItem {
   outcome: "passed" | "failure" | "error" | "skipped";
   /** Why it fell short (or was not run), in one line; null when it passed. */
   reason: string | null;
-  /** The answer (a case's text, a check's stdout), and a check's stderr: already scrubbed. */
+  /** The answer (a case's text, a check's stdout, else its stderr): already scrubbed. */
   stdout: string | null;
-  stderr: string | null;
   flaky: boolean;
   /** Samples that passed and ran; null for a testcase that is no item (compare's gate). */
   samples: { passed: number; run: number } | null;
@@ -80,7 +79,6 @@ function testcase(item: JunitItem): string {
     item.flaky ? '      <properties><property name="flaky" value="true"/></properties>' : "",
     outcomeElement(item, detail),
     item.stdout ? `      <system-out>${text(excerpt(item.stdout))}</system-out>` : "",
-    item.stderr ? `      <system-err>${text(excerpt(item.stderr))}</system-err>` : "",
   ].filter((line) => line !== "");
   return [head, ...body, "    </testcase>"].join("\n");
 }
@@ -150,7 +148,6 @@ function itemOf(item: DocumentItem): JunitItem {
     outcome,
     reason: item.problem,
     stdout: shown?.excerpt == null ? null : cutNote(shown.excerpt, shown.chars),
-    stderr: null,
     flaky: item.score > 0 && item.score < 1,
     samples: { passed: Math.round(item.score * item.samples), run: item.samples },
   };
@@ -170,7 +167,6 @@ function skipped(classname: string, name: string): JunitItem {
     outcome: "skipped",
     reason: NOT_RUN,
     stdout: null,
-    stderr: null,
     flaky: false,
     samples: null,
   };
@@ -213,7 +209,6 @@ function gateItem(cand: RunDocument): JunitItem {
     outcome: passed ? "passed" : "failure",
     reason: passed ? null : verdictLine,
     stdout: verdictLine,
-    stderr: null,
     flaky: false,
     samples: null,
   };

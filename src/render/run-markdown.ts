@@ -1,8 +1,9 @@
 import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
+import { cell, code, codeBlock } from "./markdown.js";
 import { notRunBanner, notRunText } from "./not-run.js";
 import { budgetLine, statusOf } from "./run-text.js";
-import { cell, summaryMarkdown } from "./stats-markdown.js";
+import { summaryMarkdown } from "./stats-markdown.js";
 
 /** report.md of a run: the Field table, then the checks (the seed's layout) or the cases. */
 export function runMarkdown(doc: RunDocument): string {
@@ -13,7 +14,7 @@ export function runMarkdown(doc: RunDocument): string {
     ...(isIncomplete(doc, doc.stats) ? notRunBanner(doc, doc.stats) : []),
     "| Field | Value |",
     "| --- | --- |",
-    `| Run ID | \`${doc.run_id ?? ""}\` |`,
+    `| Run ID | ${code(doc.run_id ?? "")} |`,
     ...(doc.kind === "checks" ? checkFields(doc) : caseFields(doc)),
     ...(doc.verdict.outcome === "interrupted"
       ? [`| Interrupted | yes (${notRunText(doc, doc.stats)}) |`]
@@ -42,7 +43,7 @@ function caseFields(doc: RunDocument): string[] {
   const { run } = doc;
   const target = run.judge === null ? run.target : `${run.target}; judge ${run.judge}`;
   return [
-    `| Target | ${cell(target ?? "")} |`,
+    `| Target | ${code(target ?? "")} |`,
     `| Samples | ${doc.stats.samples} of ${doc.samples_planned} planned (k=${run.samples_per_item ?? 1}) |`,
     `| Pass threshold | ${doc.pass_threshold} |`,
     `| Run passed | ${doc.run_passed ? "yes" : `no (${cell(doc.verdict.rule)})`} |`,
@@ -61,7 +62,7 @@ function checkSections(doc: RunDocument): string[] {
     ...doc.items.map((item) => {
       const worst = worstOutcome(item);
       const ms = item.outcomes.reduce((sum, o) => sum + (o.ms ?? 0), 0);
-      return `| \`${item.id}\` | \`${item.type ?? ""}\` | \`${statusOf(item)}\` | ${item.score} | ${ms} | ${cell(worst?.reason ?? "")} |`;
+      return `| ${code(item.id)} | ${code(item.type ?? "")} | \`${statusOf(item)}\` | ${item.score} | ${ms} | ${code(worst?.reason ?? "")} |`;
     }),
     "",
     ...summaryMarkdown({ stats: doc.stats, ...doc.summary }, doc),
@@ -69,10 +70,12 @@ function checkSections(doc: RunDocument): string[] {
   for (const item of doc.items) {
     const worst = worstOutcome(item);
     if (!worst || (worst.reason === null && worst.error === null)) continue;
-    lines.push("", `## ${item.id}`, "", `- Status: \`${statusOf(item)}\``);
-    if (worst.reason !== null) lines.push(`- Reason: ${worst.reason}`);
+    lines.push("", `## ${code(item.id)}`, "", `- Status: \`${statusOf(item)}\``);
+    if (worst.reason !== null) lines.push(`- Reason: ${code(worst.reason)}`);
     // An error's reason is its detail on one line: the detail is shown when it says more.
-    if (worst.error !== null && worst.error !== worst.reason) lines.push(`- Error: ${worst.error}`);
+    if (worst.error !== null && worst.error !== worst.reason) {
+      lines.push("- Error:", "", ...codeBlock(worst.error));
+    }
   }
   return lines;
 }
@@ -95,7 +98,7 @@ function caseSections(doc: RunDocument): string[] {
     "| --- | --- | --- | --- | --- | --- |",
     ...short.map(
       (item) =>
-        `| \`${cell(item.id)}\` | ${cell(item.stratum)} | ${item.score.toFixed(2)} | ${item.samples} | ${item.errors} | ${cell(item.problem ?? "")} |`,
+        `| ${code(item.id)} | ${code(item.stratum)} | ${item.score.toFixed(2)} | ${item.samples} | ${item.errors} | ${code(item.problem ?? "")} |`,
     ),
   ];
 }

@@ -14,6 +14,8 @@ const STATUS_COLOR = { passed: pc.green, failed: pc.red, error: pc.yellow } as c
 export interface RunTextOptions {
   /** `baseline`: the comparison that follows prints the gate's line (`--baseline`). */
   gate?: "threshold" | "baseline";
+  /** List the checks that passed too (`eb run --verbose`); else they are counted. */
+  all?: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface RunTextOptions {
 export function runText(doc: RunDocument, options: RunTextOptions = {}): string {
   const lines = [
     `Run ID: ${doc.run_id ?? doc.output_dir}`,
-    ...(doc.kind === "checks" ? checkLines(doc) : caseLines(doc)),
+    ...(doc.kind === "checks" ? checkLines(doc, options.all === true) : caseLines(doc)),
     statsBlock(doc),
     ...(doc.kind === "checks" ? [] : fellShort(doc.items)),
     ...(isIncomplete(doc, doc.stats) ? [pc.yellow(notRunLine(doc, doc.stats))] : []),
@@ -35,21 +37,29 @@ export function runText(doc: RunDocument, options: RunTextOptions = {}): string 
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
 }
 
-/** The Python original's lines: the score, the percentage, passed or not, then every check. */
-function checkLines(doc: RunDocument): string[] {
+/**
+ * The Python original's lines: the score, the percentage, passed or not; then the checks that
+ * fell short with why, and how many passed (every check with `all`).
+ */
+function checkLines(doc: RunDocument, all: boolean): string[] {
   const points = doc.items.reduce((sum, item) => sum + item.score, 0);
   const total = doc.items.length;
   const percentage = total === 0 ? 0 : Math.round((points / total) * 1000) / 10;
+  const listed = all ? doc.items : doc.items.filter((item) => statusOf(item) !== "passed");
+  const unlisted = total - listed.length;
   return [
     `Score: ${points}/${total}`,
     `Percentage: ${percentage.toFixed(1)}%`,
     `Passed: ${doc.run_passed ? pc.green("yes") : pc.red("no")}`,
-    ...doc.items.map((item) => {
+    ...listed.map((item) => {
       const status = statusOf(item);
       const samples = item.samples > 1 ? ` ${passedOf(item.score, item.samples)}` : "";
       const why = sampleReason(item);
       return `- ${item.id}: ${STATUS_COLOR[status](`${status}${samples}`)}${why ? ` - ${why}` : ""}`;
     }),
+    ...(unlisted > 0
+      ? [`${pc.green(plural(unlisted, "check"))} passed (--verbose lists them)`]
+      : []),
   ];
 }
 

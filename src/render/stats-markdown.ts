@@ -1,5 +1,6 @@
 import type { Coverage } from "../report/coverage.js";
 import type { KStats, RunSummary } from "../report/run-summary.js";
+import { code } from "./markdown.js";
 import { passRateScope } from "./not-run.js";
 import { breakdownLevel, fixed, judgeNoiseText } from "./stats-text.js";
 
@@ -22,22 +23,22 @@ export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null =
     `| Error samples | ${stats.errors} |`,
     `| Cached samples | ${stats.cached} |`,
     ...latencyRow(summary),
-    ...summary.tokens.target.map((t) => `| Target ${cell(t.model)} | ${tokens(t)} |`),
+    ...summary.tokens.target.map((t) => `| Target ${code(t.model)} | ${tokens(t)} |`),
     ...(summary.tokens.judge
-      ? [`| Judge ${cell(summary.tokens.judge.model)} | ${tokens(summary.tokens.judge)} |`]
+      ? [`| Judge ${code(summary.tokens.judge.model)} | ${tokens(summary.tokens.judge)} |`]
       : []),
     "",
     ...listSection(
       "Flaky items",
-      summary.flaky.map((f) => `\`${cell(f.id)}\`: ${fixed(f.score, 2)} over ${f.samples} samples`),
+      summary.flaky.map((f) => `${code(f.id)}: ${fixed(f.score, 2)} over ${f.samples} samples`),
     ),
     ...listSection(
       "Failures by grader",
-      summary.graders.map((g) => `\`${cell(g.name)}\`: ${g.failures}`),
+      summary.graders.map((g) => `${code(g.name)}: ${g.failures}`),
     ),
     ...listSection(
       "Judge noise",
-      summary.judges.map((j) => `\`${cell(j.grader)}\`: ${judgeNoiseText(j)}`),
+      summary.judges.map((j) => `${code(j.grader)}: ${judgeNoiseText(j)}`),
     ),
     ...breakdownTable(summary),
   ];
@@ -80,13 +81,8 @@ function breakdownTable(summary: RunSummary): string[] {
     "| --- | --- | --- | --- | --- |",
     ...summary.breakdown.groups.map(
       (g) =>
-        `| \`${cell(g.name)}\` | ${g.items} | ${g.samples} | ${fixed(g.pass_rate)} | [${fixed(g.ci_low)}, ${fixed(g.ci_high)}] |`,
+        `| ${code(g.name)} | ${g.items} | ${g.samples} | ${fixed(g.pass_rate)} | [${fixed(g.ci_low)}, ${fixed(g.ci_high)}] |`,
     ),
     "",
   ];
-}
-
-/** Keeps a value inside one table cell. */
-export function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\s+/g, " ");
 }

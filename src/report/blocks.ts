@@ -63,7 +63,6 @@ const countsShape = {
   ),
   pairs: count.describe("Pairs judged in both orders: wins + ties + losses + inconsistent."),
 };
-export const pairCountsShape = countsShape;
 
 export const pairStatsShape = {
   ...countsShape,
@@ -79,22 +78,63 @@ export const pairStatsShape = {
   ),
 };
 
+/** Below this swap consistency a pairwise judge says more about positions than answers. */
+export const MIN_CONSISTENCY = 0.5;
+/** Why a judge whose verdicts follow the answers' positions decides nothing. */
+export const POSITION_FOLLOWER =
+  "Fewer than half the pairs got the same verdict in both orders: the judge follows the answers' positions more than their content, so its verdicts say nothing";
+
+/** A run an `eb pairwise` run judged: its id (when its manifest has one) and rows file. */
+export const pairedRunSchema = z.strictObject({
+  run_id: z.string().nullable(),
+  rows: z.string().describe("The run's rows file, as found."),
+});
+
+const pairCaseSchema = z.strictObject({
+  id: z.string(),
+  stratum: z.string(),
+  ...countsShape,
+  net_win_rate: net,
+});
+export type PairCase = z.output<typeof pairCaseSchema>;
+
+/** The figures of `eb pairwise` that its report.json also has at the top level. */
+export const pairwiseFiguresShape = {
+  baseline: pairedRunSchema,
+  candidate: pairedRunSchema,
+  cases_file: z.string(),
+  criteria: z.string().nullable().describe("--criteria; null: each case's judge graders'."),
+  judge_model: z.string(),
+  ...pairStatsShape,
+  level: z.number().describe("The level of the intervals."),
+  margin: z.number().describe("--margin: the largest net loss still accepted."),
+  verdict: z
+    .enum(GATE_VERDICTS)
+    .describe(
+      "pass: ci_low > −margin; regression: ci_high < −margin; else inconclusive — and always " +
+        "inconclusive when consistency < 0.5, and not pass while a pair is an error or unjudged " +
+        "(interrupted, budget exceeded).",
+    ),
+  strata: z.array(z.strictObject({ stratum: z.string(), ...pairStatsShape })),
+  cases: z.array(pairCaseSchema).describe("Each case's counts, in case file order."),
+  warnings: z.array(z.string()),
+};
+
 /** What `eb pairwise` found: wins, ties, losses, the net win rate and the judge's order effect. */
 export const pairwiseBlockSchema = z
   .strictObject({
-    ...pairStatsShape,
-    level: z.number(),
-    margin: z.number(),
-    verdict: z.enum(GATE_VERDICTS),
-    judge_model: z.string(),
+    ...pairwiseFiguresShape,
     position_note: z
       .string()
       .nullable()
       .describe("What the judge's verdicts say of the order the answers were shown in."),
-    strata: z.array(z.strictObject({ stratum: z.string(), ...pairStatsShape })),
   })
   .describe("The order-swapped judging of two runs' answers.");
 export type PairwiseBlock = z.output<typeof pairwiseBlockSchema>;
+export type PairwiseFigures = z.output<z.ZodObject<typeof pairwiseFiguresShape>>;
+export type PairStats = z.output<z.ZodObject<typeof pairStatsShape>>;
+export type PairCounts = Pick<PairCase, keyof typeof countsShape>;
+export type PairVerdictName = PairwiseBlock["verdict"];
 
 const nullableNumber = z.number().nullable();
 

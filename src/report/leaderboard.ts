@@ -19,18 +19,19 @@ import { InputError } from "../errors.js";
 import { adjustedLevel } from "../stats/adjust.js";
 import { comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
+import type { LeaderboardEntry } from "./blocks.js";
 import { manifestWarnings, preview } from "./compare-runs.js";
-import { coverageOf, isIncomplete, notRunLine } from "./coverage.js";
+import { isIncomplete, notRunLine } from "./coverage.js";
+import type { RunDocument } from "./document.js";
 import type { RunRows } from "./read-rows.js";
-import type { RunKind } from "./record.js";
-import type { RunSummary, TokenCost } from "./run-summary.js";
+import type { TokenCost } from "./run-summary.js";
 import { fractionalScoreWarning } from "./score-warnings.js";
 
-/** A run as read and summarized, with where it was given. */
+/** A run as read, with where it was given and its document. */
 export interface LeaderboardRun {
   location: string;
   rows: RunRows;
-  summary: RunSummary;
+  document: RunDocument;
 }
 
 export interface LeaderboardOptions {
@@ -40,54 +41,20 @@ export interface LeaderboardOptions {
   seed: number;
 }
 
-/** One row of the leaderboard (`eb report RUN RUN… --json` prints an array of these). */
-export interface LeaderboardEntry {
-  rank: number;
-  run_id: string;
-  /** The run folder or rows file as given. */
-  location: string;
-  kind: RunKind | null;
-  /** The model or command a case run evaluated, else the models that used tokens; null if none. */
-  model: string | null;
-  items: number;
-  samples: number;
-  pass_rate: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  ci_level: number;
-  ci_method: IntervalMethod;
-  /** US dollars for target and judge tokens at [pricing]; null when not known. */
-  cost: number | null;
-  /** Why the cost is null ("no tokens recorded", "no price in [pricing] for …"). */
-  cost_note: string | null;
-  latency_p50_ms: number | null;
-  latency_p95_ms: number | null;
-  errors: number;
-  best: boolean;
-  /** True for the best run and every run whose paired interval with it reaches 0. */
-  indistinguishable_from_best: boolean;
-  /** Run − best over the items both have, with its (adjusted) interval; null for the best. */
-  delta_vs_best: number | null;
-  delta_ci_low: number | null;
-  delta_ci_high: number | null;
-  delta_ci_level: number | null;
-  paired_items: number | null;
-  /** Not beaten on both pass rate (higher) and pareto_axis (lower) by another run. */
-  pareto_front: boolean | null;
-  pareto_axis: ParetoAxis | null;
-}
+export type { LeaderboardEntry };
 
 /** Cost when every run's is known, else latency p50 when every run has one. */
-export type ParetoAxis = "cost" | "latency_p50_ms";
+type ParetoAxis = NonNullable<LeaderboardEntry["pareto_axis"]>;
 
 export interface Leaderboard {
   /** Best first. */
   entries: LeaderboardEntry[];
+  /** The runs in the entries' order. */
+  runs: LeaderboardRun[];
   /** Comparisons with the best (runs − 1), and the level of each paired interval. */
   comparisons: number;
   pairedLevel: number;
   level: number;
-  paretoAxis: ParetoAxis | null;
   /** Reasons to read the table with care: rows left out, differing item sets or definitions. */
   warnings: string[];
 }
@@ -106,10 +73,9 @@ export function leaderboard(
     const paired = run === best ? null : pairWithBest(best, run, { ...options, pairedLevel });
     return entryOf(run, index + 1, paired);
   });
-  const paretoAxis = paretoAxisOf(entries);
-  markParetoFront(entries, paretoAxis);
+  markParetoFront(entries, paretoAxisOf(entries));
   const warnings = warningsOf(ranked);
-  return { entries, comparisons, pairedLevel, level: options.level, paretoAxis, warnings };
+  return { entries, runs: ranked, comparisons, pairedLevel, level: options.level, warnings };
 }
 
 interface Paired {
@@ -131,9 +97,9 @@ function pairWithBest(
 }
 
 function entryOf(run: LeaderboardRun, rank: number, paired: Paired | null): LeaderboardEntry {
-  const { stats, latency, tokens } = run.summary;
+  const { stats, summary } = run.document;
   const manifest = run.rows.manifest;
-  const priced = [...tokens.target, ...(tokens.judge ? [tokens.judge] : [])];
+  const { tokens } = summary;
   return {
     rank,
     run_id: runId(run),
@@ -147,10 +113,10 @@ function entryOf(run: LeaderboardRun, rank: number, paired: Paired | null): Lead
     ci_high: stats.ci_high,
     ci_level: stats.ci_level,
     ci_method: stats.ci_method,
-    cost: costOf(priced),
-    cost_note: costNote(priced),
-    latency_p50_ms: latency?.p50 ?? null,
-    latency_p95_ms: latency?.p95 ?? null,
+    cost: run.document.run.cost,
+    cost_note: costNote([...tokens.target, ...(tokens.judge ? [tokens.judge] : [])]),
+    latency_p50_ms: summary.latency?.p50 ?? null,
+    latency_p95_ms: summary.latency?.p95 ?? null,
     errors: stats.errors,
     best: paired === null,
     indistinguishable_from_best: paired === null || paired.high >= 0,
@@ -174,14 +140,9 @@ export function runId(run: { location: string; rows: RunRows }): string {
 
 /** Highest pass rate first; a tie goes to the higher lower bound, then to the order given. */
 function byPassRate(a: LeaderboardRun, b: LeaderboardRun): number {
-  const rate = (run: LeaderboardRun) => run.summary.stats.pass_rate ?? -1;
-  const low = (run: LeaderboardRun) => run.summary.stats.ci_low ?? -1;
+  const rate = (run: LeaderboardRun) => run.document.stats.pass_rate ?? -1;
+  const low = (run: LeaderboardRun) => run.document.stats.ci_low ?? -1;
   return rate(b) - rate(a) || low(b) - low(a);
-}
-
-function costOf(priced: readonly TokenCost[]): number | null {
-  if (priced.length === 0 || priced.some((t) => t.cost === null)) return null;
-  return priced.reduce((sum, t) => sum + (t.cost ?? 0), 0);
 }
 
 function costNote(priced: readonly TokenCost[]): string | null {
@@ -265,13 +226,10 @@ function warningsOf(ranked: readonly LeaderboardRun[]): string[] {
 
 /** A run that never finished is ranked on what ran; the reader should know it. */
 function notRunWarning(run: LeaderboardRun): string[] {
-  const planned = run.rows.manifest?.planned;
-  if (!planned) return [];
-  const { stats } = run.summary;
-  const coverage = coverageOf(planned.items, planned.samplesPerItem, stats);
-  if (!isIncomplete(coverage, stats)) return [];
+  const { document } = run;
+  if (!isIncomplete(document, document.stats)) return [];
   return [
-    `${runId(run)}: ${notRunLine(coverage, stats)}; its figures are over what ran (finish it with --resume)`,
+    `${runId(run)}: ${notRunLine(document, document.stats)}; its figures are over what ran (finish it with --resume)`,
   ];
 }
 

@@ -3,7 +3,7 @@
  * builds the outcomes, needs nothing of the document itself.
  */
 import { z } from "zod";
-import { statusSchema } from "./record.js";
+import { PAIR_OUTCOMES, statusSchema } from "./record.js";
 
 const count = z.number().int().min(0);
 
@@ -32,5 +32,11 @@ export const outcomeSchema = z.strictObject({
   files: z
     .array(z.strictObject({ label: z.string(), path: z.string() }))
     .describe("The sample's files, relative to the run folder (a check's streams and prompt)."),
+  pair: z
+    .enum(PAIR_OUTCOMES)
+    .optional()
+    .describe(
+      "A pairwise row's outcome (a tie and a loss both fail); absent for an error and elsewhere.",
+    ),
 });
 export type Outcome = z.output<typeof outcomeSchema>;

@@ -4,6 +4,7 @@
  * (DESIGN.md), so other tools can read them; `eb schema rows` prints these schemas.
  */
 import { z } from "zod";
+import { pairedRunSchema } from "./blocks.js";
 
 /** A pairwise verdict: the answer shown first (A), second (B), or neither. */
 export const WINNERS = ["A", "B", "tie"] as const;
@@ -151,6 +152,8 @@ export interface StoredRow {
   judge_completion_tokens?: number | null;
   error?: string | null;
   reason?: string | null;
+  /** A pairwise row's outcome for the candidate. */
+  outcome?: string | null;
   /** A case row's answer. */
   text?: string | null;
   reasons?: Record<string, string>;
@@ -179,6 +182,14 @@ const manifestBase = {
   definitions: z
     .record(z.string(), z.string())
     .describe("Digest of every definition, by check id or case file."),
+  suite: z
+    .string()
+    .optional()
+    .describe(
+      "Which suite the run is of, as the command that runs it from the project root, less the " +
+        "target and settings: `eb eval cases.jsonl`, `eb run --tag smoke`. latest~N counts the " +
+        "runs of one suite; absent in runs of earlier versions.",
+    ),
   items_planned: count
     .optional()
     .describe(
@@ -254,12 +265,6 @@ const caseSettings = {
   max_tokens: z.number().int().nullable(),
 };
 export type CaseSettings = z.output<z.ZodObject<typeof caseSettings>>;
-
-/** A run an `eb pairwise` run judged: its id (when its manifest has one) and rows file. */
-const pairedRunSchema = z.strictObject({
-  run_id: z.string().nullable(),
-  rows: z.string().describe("The run's rows file, as found."),
-});
 
 /** The settings of an `eb pairwise` that change its results. */
 const pairwiseSettings = {

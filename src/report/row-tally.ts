@@ -2,7 +2,7 @@ import type { ItemAgg } from "../stats/interval.js";
 import { JudgeNoiseTally } from "./judge-noise.js";
 import type { Outcome } from "./outcome.js";
 import { head, oneLine } from "./reason.js";
-import type { Status, StoredRow } from "./record.js";
+import { PAIR_OUTCOMES, type Status, type StoredRow } from "./record.js";
 
 /** Characters kept of each sample's answer or output, and of a case's messages, in a document. */
 export const EXCERPT_CHARS = 1000;
@@ -175,6 +175,7 @@ function outcomeOf(
   // A check has one grader (its type) and says why in the row's reason.
   const only = entries.length === 1 ? reason : null;
   const { text } = output;
+  const pair = PAIR_OUTCOMES.find((o) => o === row.outcome);
   return {
     sample: row.sample ?? 0,
     status,
@@ -190,6 +191,7 @@ function outcomeOf(
     excerpt: text === null ? null : text.length > EXCERPT_CHARS ? head(text, EXCERPT_CHARS) : text,
     chars: text === null ? null : text.length,
     files: output.files,
+    ...(pair && { pair }),
   };
 }
 

@@ -18,6 +18,15 @@ export function terminalSafe(text: string): string {
 }
 
 /**
+ * One line of foreign text (an id, a stratum, a grader's name, an endpoint's message) safe to
+ * print: terminalSafe, and a newline shown as ␊ too, so that the text never starts a line of
+ * eb's output (where GitHub's runner would read it as a workflow command).
+ */
+export function terminalSafeLine(text: string): string {
+  return terminalSafe(text).replace(/\n/g, "\u240a");
+}
+
+/**
  * JSON text safe to print, and still the same JSON: JSON.stringify escapes C0 but leaves DEL,
  * C1 and bidi controls raw; these occur only inside strings, where `\uXXXX` means the same.
  */
@@ -26,16 +35,16 @@ export function terminalSafeJson(json: string): string {
 }
 
 /**
- * A copy of a JSON-like value (a report) with terminalSafe applied to every string in it, for
- * output that adds its own escape sequences (colours) around user content and so cannot be
- * made safe as a whole.
+ * A copy of a JSON-like value (a report) with terminalSafeLine applied to every string in it,
+ * for text renderers: they join its strings into eb's lines, and add escape sequences (colours)
+ * around them, so the text they make cannot be made safe as a whole.
  */
 export function terminalSafeStrings<T>(value: T): T {
   return safeValue(value) as T;
 }
 
 function safeValue(value: unknown): unknown {
-  if (typeof value === "string") return terminalSafe(value);
+  if (typeof value === "string") return terminalSafeLine(value);
   if (Array.isArray(value)) return value.map(safeValue);
   if (!isPlainObject(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, safeValue(inner)]));
@@ -54,6 +63,52 @@ function picture(char: string): string {
   return code === 0x7f ? "\u2421" : unicodeEscape(char);
 }
 
-function unicodeEscape(char: string): string {
+/** `\uXXXX` for one UTF-16 unit. */
+export function unicodeEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * GitHub's runner reads each line a step prints (CR or LF ends one) for a workflow command:
+ * `::name …::` at its start, after blanks (the runner trims what .NET counts as white space),
+ * and the legacy `##[name]` anywhere in it. Both can mask secrets, stop the command processing
+ * of the rest of the step or raise annotations.
+ */
+const LEADING_COLON = /([\r\n](?:[^\S\r\n]|\u0085)*):/g;
+const LEGACY_COMMAND = /##\[/g;
+const BLANK = /^(?:[^\S\r\n]|\u0085)*$/;
+
+/**
+ * A filter for everything eb writes to stdout or stderr: no line it lets through holds a
+ * workflow command. A colon that starts a line becomes `\u003a` (eb's own lines never start
+ * with one) and the `[` of `##[` becomes `\u005b`: visible escapes, as terminalSafe's, that also
+ * mean the same inside a JSON string, so `--json` output stays the same JSON. Nothing else
+ * changes. It keeps state between calls, as a line may arrive in several writes; eb's own
+ * annotations are written around it (`lineStart`).
+ */
+export class CommandGuard {
+  /** Only blanks since the last line ended: a colon now would start the line. */
+  private blankLine = true;
+  /** `#`s that ended the text so far (0 to 2): a `[` now would complete `##[`. */
+  private hashes = 0;
+
+  filter(text: string): string {
+    if (text === "") return text;
+    // The text with what it continues of the line before, so both patterns see across writes.
+    const prefix = this.blankLine ? "\n" : "#".repeat(this.hashes);
+    const joined = prefix + text;
+    const lastBreak = Math.max(joined.lastIndexOf("\n"), joined.lastIndexOf("\r"));
+    this.blankLine = lastBreak >= 0 && BLANK.test(joined.slice(lastBreak + 1));
+    this.hashes = joined.endsWith("##") ? 2 : joined.endsWith("#") ? 1 : 0;
+    return joined
+      .replace(LEADING_COLON, "$1\\u003a")
+      .replace(LEGACY_COMMAND, "##\\u005b")
+      .slice(prefix.length);
+  }
+
+  /** After a line written around the filter (an annotation): the next text starts a line. */
+  lineStart(): void {
+    this.blankLine = true;
+    this.hashes = 0;
+  }
 }

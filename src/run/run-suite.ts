@@ -1,7 +1,7 @@
 import path from "node:path";
 import { type Config, environmentOf } from "../config/load.js";
 import { EXIT, RunStoppedError } from "../errors.js";
-import type { RunProvenance } from "../report/document.js";
+import type { RunDocument, RunProvenance } from "../report/document.js";
 import { readRows } from "../report/read-rows.js";
 import type { Manifest, RowOf, RunKind, StoredRow } from "../report/record.js";
 import { RowTally } from "../report/row-tally.js";
@@ -21,6 +21,8 @@ export interface RunSuiteOptions<K extends RunKind> extends RunOptions<K> {
 
 export interface SuiteRun<R> {
   report: R;
+  /** What the terminal and every other output render, secrets scrubbed. */
+  document: RunDocument;
   runDir: string;
   /** 0 passed, 1 fell short, 130 interrupted. */
   exitCode: number;
@@ -123,7 +125,7 @@ async function complete<K extends RunKind, I extends SuiteItem, R>(
     );
   }
   const exitCode = interrupted ? EXIT.interrupted : finished.passed ? EXIT.passed : EXIT.fellShort;
-  return { report: finished.report, runDir: run.runDir, exitCode };
+  return { report: finished.report, document: finished.document, runDir: run.runDir, exitCode };
 }
 
 async function start<K extends RunKind, I extends SuiteItem, R>(
@@ -149,6 +151,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     project_root: suite.projectRoot,
     ...suite.settings,
     definitions: suite.definitions,
+    suite: suite.name,
     ...(suite.shard ?? {}),
     items_planned: suite.items.length,
     command: suite.command,

@@ -1,4 +1,4 @@
-import type { RunProvenance } from "../report/document.js";
+import type { RunDocument, RunProvenance } from "../report/document.js";
 import type { ClosingOf, RowOf, RunKind, SettingsOf, StoredRow } from "../report/record.js";
 import type { RowTally, TallyOptions } from "../report/row-tally.js";
 import type { Scrubber } from "../secrets/scrubber.js";
@@ -32,6 +32,8 @@ export interface FinishContext {
 export interface Finished<K extends RunKind, R> {
   /** Written as report.json. */
   report: R;
+  /** The run document every output renders, secrets scrubbed (for a case run: `report`'s). */
+  document: RunDocument;
   /** The run folder's other reports (report.md, report.html), rendered by the front door. */
   files: readonly { name: string; text: string }[];
   /** The gate: threshold met and no error sample. */
@@ -61,6 +63,8 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   schedule: "item" | "sample";
   /** The manifest fields of this kind: the settings that change results. */
   settings: SettingsOf<K>;
+  /** Which suite this is (see suite-name.ts): `eb eval cases.jsonl`, `eb run --tag smoke`. */
+  name: string;
   /** Digest of every definition, by item id or file (a shard's: of the whole suite). */
   definitions: Record<string, string>;
   /** Which shard of the suite `items` are (`--shard I/N`); absent or null: all of it. */

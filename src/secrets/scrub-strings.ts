@@ -20,7 +20,9 @@ function scrubbed(value: unknown, scrub: Scrub): unknown {
     let copy: unknown[] | null = null;
     value.forEach((entry, i) => {
       const clean = scrubbed(entry, scrub);
-      if (clean !== entry) (copy ??= value.slice())[i] = clean;
+      if (clean === entry) return;
+      copy ??= value.slice();
+      copy[i] = clean;
     });
     return copy ?? value;
   }

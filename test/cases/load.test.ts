@@ -78,7 +78,7 @@ describe("loadCases", () => {
       /duplicate id "ok-1" \(first used on line 1\) — give each case a unique id/,
     );
     expect(at(5)).toMatch(
-      /unknown grader type "contians" — use one of the known types: equals, contains, absent, regex, json, judge/,
+      /unknown grader type "contians" — did you mean "contains"\? Known types: equals, contains, absent, regex, json, judge/,
     );
     expect(at(6)).toMatch(
       /graders\[0\] \(regex\): pattern: invalid regex \(Unterminated group\) — regex takes/,

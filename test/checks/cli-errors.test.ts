@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
@@ -200,6 +200,51 @@ describe("eb validate", () => {
     const result = await runEb(["validate", "--cwd", root]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(path.join(root, "eval_checks", "bad.yaml"));
+  });
+
+  it("reports every problem of a file in one round, a misspelt type too, with the nearest names", async () => {
+    const root = project({
+      "eval_checks/bad.yaml":
+        "schema_version: 1\nid: bad one\ntype: determinstic\ndescripton: Output exists.\nscript: pass\n",
+    });
+    const result = await runEb(["validate", "--cwd", root]);
+    expect(result.code).toBe(2);
+    const file = path.join(root, "eval_checks", "bad.yaml");
+    expect(result.stderr.split("\n").slice(1, -1).sort()).toEqual(
+      [
+        `  ${file}:1:1: description must be a string (field 'description' is missing)`,
+        `  ${file}:2:5: id must match ^[a-zA-Z0-9_-]+$ (letters, digits, _ and -)`,
+        `  ${file}:3:7: type must be 'deterministic' or 'harness_judge': did you mean 'deterministic'?`,
+        `  ${file}:4:1: unknown field 'descripton': did you mean 'description'?`,
+      ].sort(),
+    );
+  });
+
+  it("suggests the nearest agent, and the nearest key of the config's table", async () => {
+    const root = project({
+      "eval_checks/j.yaml": judgeYaml("j"),
+      ".eval-banana/config.toml":
+        '[core]\npass_treshold = 0.5\n[harness]\nmodle = "m"\n[agents.claud]\nprompt_flag = "-p"\n',
+    });
+    const config = path.join(root, ".eval-banana", "config.toml");
+    const result = await runEb(["validate", "--cwd", root]);
+    expect(result.code).toBe(2);
+    for (const line of [
+      `${config}:2: [core] has unknown key pass_treshold: did you mean 'pass_threshold'?`,
+      `${config}:4: [harness] has unknown key modle: did you mean 'model'?`,
+      `${config}:5: [agents.claud] command is required for a custom agent`,
+      "; did you mean 'claude'?",
+    ]) {
+      expect(result.stderr).toContain(line);
+    }
+    writeFileSync(config, "");
+    const agent = await runEb(["validate", "--cwd", root, "--harness-agent", "codx"]);
+    expect(agent.code).toBe(2);
+    expect(agent.stderr).toContain(
+      "Unknown harness agent: codx (did you mean 'codex'?). Known agents: codex, claude,",
+    );
+    const far = await runEb(["validate", "--cwd", root, "--harness-agent", "nope"]);
+    expect(far.stderr).toContain("Unknown harness agent: nope. Known agents:");
   });
 });
 

@@ -389,7 +389,9 @@ describe("eb eval refuses to start (exit 2, nothing called)", () => {
     const result = await evalModel(root);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("cases.jsonl:3: invalid JSON");
-    expect(result.stderr).toContain('cases.jsonl:4: graders[0]: unknown grader type "contians"');
+    expect(result.stderr).toContain(
+      'cases.jsonl:4: graders[0]: unknown grader type "contians" — did you mean "contains"? Known types:',
+    );
     expect(server.requests).toHaveLength(0);
     expect(runDirs(root)).toEqual([]);
   });

@@ -246,7 +246,11 @@ describe("eb run: the same closing lines", () => {
     const result = await runEb(["run", "--cwd", project, "--samples", "5"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^- flaky: failed 4\/5\b/m);
-    expect(result.stdout).toMatch(/^- steady: passed 5\/5$/m);
+    // A check that passed is counted, not listed, unless --verbose.
+    expect(result.stdout).not.toContain("steady");
+    expect(result.stdout).toMatch(/^1 check passed \(--verbose lists them\)$/m);
+    const verbose = await runEb(["run", "--cwd", project, "--samples", "5", "--verbose"]);
+    expect(verbose.stdout).toMatch(/^- steady: passed 5\/5$/m);
     expect(result.stdout).toMatch(/^pass rate 0\.900 {2}95% CI/m);
     expect(result.stdout).toContain("flaky (4/5)");
     expect(lastLines(result.stdout, 1)[0]).toBe(

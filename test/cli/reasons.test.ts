@@ -76,7 +76,7 @@ describe("eb run: the reason of each failing script", () => {
       expect(rows[id]).toMatchObject({ status: "failed", reason });
       expect(results[id]).toMatchObject({ status: "failed", reason });
       expect(run.stdout).toContain(`- ${id}: failed - ${reason}\n`);
-      expect(markdown).toMatch(new RegExp(`\\| \`${id}\` \\|.*\\| ${literal(reason)} \\|\\n`));
+      expect(markdown).toMatch(new RegExp(`\\| \`${id}\` \\|.*\\| \`${literal(reason)}\` \\|\\n`));
     }
     expect(rows.passes).toMatchObject({ status: "passed", reason: null });
     expect(markdown).toContain("| Check ID | Type | Status | Score | Duration (ms) | Reason |");
@@ -137,7 +137,7 @@ describe("eb run: the reason of each failing script", () => {
       "assert __name__ == '__main__'",
     ].join("\n");
     const root = makeProject({ "eval_checks/self.yaml": deterministicYaml("self", script) });
-    const run = await runEb(["run", "--cwd", root]);
+    const run = await runEb(["run", "--cwd", root, "--verbose"]);
     expect(run.stdout).toContain("- self: passed");
     expect(run.code).toBe(0);
   });
@@ -222,10 +222,10 @@ describe("eb eval: the reason of each failing case", () => {
     const markdown = read(runDir, "report.md");
     expect(markdown).toContain("| Item | Stratum | Score | Samples | Errors | Reason |");
     expect(markdown).toContain(
-      '| `sum` | none | 0.00 | 1 | 0 | sample 0: equals: expected "42", got "43" |',
+      '| `sum` | `none` | 0.00 | 1 | 0 | `sample 0: equals: expected "42", got "43"` |',
     );
     expect(markdown).toContain(
-      '| `boom` | none | 0.00 | 1 | 1 | sample 0: error: command "node target.mjs" exited with code 3',
+      '| `boom` | `none` | 0.00 | 1 | 1 | `sample 0: error: command "node target.mjs" exited with code 3',
     );
     expect(markdown).toContain("names_ada: no match for /\\bAda\\b/ in");
     expect(run.stdout).toContain('- sum: 0/1 - sample 0: equals: expected "42", got "43"');

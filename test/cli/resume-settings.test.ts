@@ -263,3 +263,111 @@ describe("eb run --resume RUN takes the samples and the checks from the run", ()
     expect(report.checks.map((check: { check_id: string }) => check.check_id)).toEqual(["a", "b"]);
   }, 60_000);
 });
+
+describe("--resume RUN keeps the settings that decide the gate", () => {
+  /** 5 cases, of which the last 2 fail: 60% of the samples pass. */
+  const GATE_CASES = `${Array.from({ length: 5 }, (_, i) =>
+    JSON.stringify({
+      id: `g${i}`,
+      messages: [{ role: "user", content: `question ${i}` }],
+      graders: [{ type: "contains", all: [i < 3 ? "echo" : "nope"] }],
+    }),
+  ).join("\n")}\n`;
+
+  /** Starts `eb eval` one case at a time and stops it by SIGINT once 2 rows are written. */
+  async function interrupted(
+    root: string,
+    held: Awaited<ReturnType<typeof heldServer>>,
+    flags: string[],
+  ) {
+    const before = held.targetCalls();
+    const started = startEb(
+      ["eval", "cases.jsonl", "-m", "mock", "--api-base", held.server.baseURL, ...flags],
+      root,
+      { ...env, EVAL_BANANA_WORKERS: "1" },
+    );
+    const results = path.join(root, ".eval-banana/results");
+    const newest = () => path.join(results, readdirSync(results).sort().at(-1) ?? "");
+    await waitFor(
+      () => held.targetCalls() === before + 3 && linesOf(newest()).length === 3,
+      "2 rows",
+    );
+    expect((await started.stop()).code).toBe(130);
+    return newest();
+  }
+
+  it("eb eval: a run started at --pass-threshold 0.6 is judged at 0.6", async () => {
+    const held = await heldServer(2);
+    const root = makeProject({ "cases.jsonl": GATE_CASES });
+    const runDir = await interrupted(root, held, ["--pass-threshold", "0.6"]);
+    held.open();
+    const resumed = await runEb(["eval", "--resume", runDir], { cwd: root, env });
+    expect(resumed.stdout).toContain(
+      "Gate: 3/5 samples passed (60.0%) ≥ threshold 0.6, no error samples → passed",
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // A threshold given with --resume wins.
+    const stricter = await runEb(["eval", "--resume", runDir, "--pass-threshold", "0.8"], {
+      cwd: root,
+      env,
+    });
+    expect(stricter.stdout).toContain("Gate: 3/5 samples passed (60.0%) < threshold 0.8");
+    expect(stricter.code).toBe(1);
+  }, 60_000);
+
+  it("eb eval: a run started with --baseline, --margin and --inconclusive is compared with that baseline", async () => {
+    const held = await heldServer(7);
+    const root = makeProject({ "cases.jsonl": GATE_CASES });
+    const base = await runEb(
+      [
+        "eval",
+        "cases.jsonl",
+        "-m",
+        "mock",
+        "--api-base",
+        held.server.baseURL,
+        "--pass-threshold",
+        "0",
+      ],
+      { cwd: root, env },
+    );
+    expect(base.code, base.stderr).toBe(0);
+    const baseline = onlyRun(root);
+    const flags = [
+      "--no-cache",
+      "--baseline",
+      "latest",
+      "--margin",
+      "0.5",
+      "--inconclusive",
+      "pass",
+    ];
+    const runDir = await interrupted(root, held, flags);
+    held.open();
+    const resumed = await runEb(["eval", "--resume", runDir], { cwd: root, env });
+    expect(resumed.stdout).toContain(`Compared with the baseline ${baseline}:`);
+    expect(resumed.stdout).toMatch(
+      new RegExp(
+        `Gate: paired compare with the baseline ${baseline} at margin 0\\.5 → .* → passed\\n$`,
+      ),
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+  }, 60_000);
+
+  it("eb run: a run started at --pass-threshold 0.5 is judged at 0.5", async () => {
+    const failsOnGo = `${waitForFileScript("go")}\nsys.exit('went')`;
+    const project = makeProject({
+      "eval_checks/a.yaml": deterministicYaml("a", "pass"),
+      "eval_checks/b.yaml": deterministicYaml("b", failsOnGo),
+    });
+    const started = startEb(["run", "--pass-threshold", "0.5"], project);
+    await waitFor(() => linesOf(onlyRun(project)).length === 2, "a's row");
+    expect((await started.stop()).code).toBe(130);
+    writeFile(project, "go", "");
+    const resumed = await runEb(["run", "--resume", onlyRun(project)], { cwd: project });
+    expect(resumed.stdout).toContain(
+      "Gate: 1/2 samples passed (50.0%) ≥ threshold 0.5, no error samples → passed",
+    );
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+  }, 60_000);
+});

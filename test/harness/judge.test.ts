@@ -229,9 +229,9 @@ describe("harness_judge verdicts and failures", () => {
     const { check, runDir } = fake.result();
     expect(check).toMatchObject({ status: "failed", reason: "it invents a number" });
     const markdown = readFileSync(path.join(runDir, "report.md"), "utf8");
-    expect(markdown).toContain("Reason: it invents a number");
+    expect(markdown).toContain("Reason: `it invents a number`");
     expect(markdown).toMatch(
-      /\| `judge` \| `harness_judge` \| `failed` \| 0 \| \d+ \| it invents a number \|/,
+      /\| `judge` \| `harness_judge` \| `failed` \| 0 \| \d+ \| `it invents a number` \|/,
     );
   });
 
@@ -258,7 +258,7 @@ describe("harness_judge verdicts and failures", () => {
     expect(check).toMatchObject({ status: "error", error_detail: detail, reason: detail });
     expect(readFileSync(path.join(runDir, file), "utf8")).toBe("I could not decide.\n");
     expect(run.stdout).toContain(`- judge: error - ${detail}`);
-    expect(readFileSync(path.join(runDir, "report.md"), "utf8")).toContain(`| ${detail} |`);
+    expect(readFileSync(path.join(runDir, "report.md"), "utf8")).toContain(`| \`${detail}\` |`);
   });
 
   it("a score 0 verdict without a reason fails saying so, and where the output is", async () => {

@@ -299,7 +299,7 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     expect(await texts(page, "[data-test='verdict']")).toEqual(["FAILED"]);
   });
 
-  it("10,000 items: interactive in under 2 s, and a filter answers at once", async () => {
+  it("10,000 items: the page draws them a hundred at a time, and filters them", async () => {
     const dir = path.join(work.root, "big");
     mkdirSync(dir, { recursive: true });
     const rows = Array.from({ length: 10_000 }, (_, i) =>
@@ -319,18 +319,9 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     const file = path.join(dir, "big.html");
     const report = await runEb(["report", path.join(dir, "rows.jsonl"), "--html", file]);
     expect(report.code, report.stderr).toBe(0);
+    // How fast: bench/html (a timing here would fail on a loaded machine, not on a slow page).
     const page = await open(file);
-    const interactive = Number(
-      await page.evaluate("performance.getEntriesByName('eb-interactive')[0].startTime"),
-    );
-    const started = performance.now();
     await page.click("button[data-filter='failed']");
-    const filtered = performance.now() - started;
-    console.log(
-      `10,000 items: interactive ${Math.round(interactive)} ms after navigation; filtered in ${Math.round(filtered)} ms`,
-    );
     expect(await texts(page, "[data-test='shown']")).toEqual(["1–100 of 1,429 items"]);
-    expect(interactive).toBeLessThan(2000);
-    expect(filtered).toBeLessThan(1000);
   });
 });

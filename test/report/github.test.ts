@@ -6,6 +6,7 @@ import {
   annotationLines,
   escapeData,
   escapeProperty,
+  summaryWithin,
 } from "../../src/render/github.js";
 import { compareBlock, compareRunRows, withComparison } from "../../src/report/compare-runs.js";
 import { documentOf } from "../../src/report/read-document.js";
@@ -84,14 +85,44 @@ describe("comparisonMarkdown", () => {
     expect(body).toContain("… and 4975 more (`eb compare --json` lists every one).");
     expect(body).toContain("… and 470 more strata");
     // Text from the rows sits in code spans: no tag, mention or table cell break escapes them.
-    const rows = body.split("\n").filter((line) => line.startsWith("| `\\|'<img"));
+    const rows = body.split("\n").filter((line) => line.startsWith("| ``\\|`<img"));
     expect(rows).toHaveLength(25);
     for (const row of rows) {
       expect(row).toMatch(
-        /^\| `\\\|'<img src=x>'-item-\d+-x+…` \| 1\.00 \| 0\.00 \| `sample 0: @someone <b>why<\/b> r+…` \|$/,
+        /^\| ``\\\|`<img src=x>`-item-\d+-x+…`` \| 1\.00 \| 0\.00 \| `sample 0: @someone <b>why<\/b> r+…` \|$/,
       );
     }
     expect(baseDoc.run).toMatchObject({ git_commit: null });
     expect(body).toContain("| Run | unknown | unknown |");
+  });
+});
+
+describe("summaryWithin", () => {
+  const body = [
+    "## run",
+    "",
+    "<details><summary>Statistics</summary>",
+    ...Array(100).fill("x".repeat(99)),
+  ];
+  const tail = ["## eval-banana compare: ✅ PASS", ""];
+  const bytes = (lines: readonly string[]) => Buffer.byteLength(`${lines.join("\n")}\n`);
+
+  it("keeps what fits whole", () => {
+    expect(summaryWithin(body, tail, 100_000, "r.json")).toEqual([...body, ...tail]);
+  });
+
+  it("cuts the body at a line, closes its <details>, says what it left out, keeps the tail", () => {
+    const cut = summaryWithin(body, tail, 3000, "r.json")!;
+    expect(bytes(cut)).toBeLessThanOrEqual(3000);
+    expect(cut.slice(-2)).toEqual(tail);
+    expect(cut).toContain("</details>");
+    const shown = cut.filter((line) => line.startsWith("xxx")).length;
+    expect(cut).toContain(
+      `… and ${100 - shown} more lines of this summary left out (GitHub drops a step summary over 1 MiB): every item is in r.json.`,
+    );
+  });
+
+  it("is null when not even the notice and the tail fit", () => {
+    expect(summaryWithin(body, tail, 100, "r.json")).toBeNull();
   });
 });

@@ -25,7 +25,6 @@ function item(overrides: Partial<JunitItem>): JunitItem {
     outcome: "failure",
     reason: "r",
     stdout: "out",
-    stderr: null,
     flaky: false,
     samples: { passed: 0, run: 1 },
     ...overrides,

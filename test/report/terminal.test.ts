@@ -3,7 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CheckReport } from "../../src/checks/report.js";
 import { runText } from "../../src/render/run-text.js";
-import { terminalSafe, terminalSafeJson, terminalSafeStrings } from "../../src/report/terminal.js";
+import {
+  CommandGuard,
+  terminalSafe,
+  terminalSafeJson,
+  terminalSafeLine,
+  terminalSafeStrings,
+} from "../../src/report/terminal.js";
 import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
 
 const HOSTILE = "a\u001b[31mb\u0007c\u0000d\u0008e\u007ff\u009bg\u202eh\u2066i\u200fj\rk";
@@ -16,6 +22,36 @@ describe("terminalSafe", () => {
   it("keeps newlines, tabs, CRLF as a newline, and every printable character", () => {
     const text = "line 1\r\n\tline 2\nété 日本 🍌 \u00a0 \u00ff";
     expect(terminalSafe(text)).toBe("line 1\n\tline 2\nété 日本 🍌 \u00a0 \u00ff");
+  });
+});
+
+describe("terminalSafeLine", () => {
+  it("also shows a newline as ␊: foreign text never starts a line", () => {
+    expect(terminalSafeLine("a\n::error::x\r\n\tb")).toBe("a␊::error::x␊\tb");
+  });
+});
+
+describe("CommandGuard", () => {
+  it("escapes a colon that starts a line, after blanks, and ##[ anywhere", () => {
+    const guard = new CommandGuard();
+    expect(guard.filter("::error::a\n  ::warning::b\r::x\nok: c ##[error]d\n")).toBe(
+      "\\u003a:error::a\n  \\u003a:warning::b\r\\u003a:x\nok: c ##\\u005berror]d\n",
+    );
+  });
+
+  it("sees a line and a ##[ across writes, as they reach the runner", () => {
+    const guard = new CommandGuard();
+    const writes = ["x\n", " ", ":", ":error::a ", "#", "#", "[e] x", "\n", "\u0085:b\n", "y:z"];
+    expect(writes.map((w) => guard.filter(w)).join("")).toBe(
+      "x\n \\u003a:error::a ##\\u005be] x\n\u0085\\u003ab\ny:z",
+    );
+  });
+
+  it("starts a line afresh after eb's own command lines", () => {
+    const guard = new CommandGuard();
+    expect(guard.filter("half a line")).toBe("half a line");
+    guard.lineStart();
+    expect(guard.filter("::x")).toBe("\\u003a:x");
   });
 });
 
@@ -40,11 +76,11 @@ describe("terminalSafeStrings", () => {
     };
     const copy = structuredClone(input);
     expect(terminalSafeStrings(input)).toEqual({
-      id: terminalSafe(HOSTILE),
+      id: terminalSafeLine(HOSTILE),
       n: 1,
       ok: true,
       none: null,
-      list: [terminalSafe(HOSTILE), 2],
+      list: [terminalSafeLine(HOSTILE), 2],
       deep: { s: "␛" },
     });
     expect(input).toEqual(copy);

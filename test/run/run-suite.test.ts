@@ -43,6 +43,7 @@ function fakeSuite(options: Options = {}) {
   const items = Array.from({ length: options.items ?? 3 }, (_, i) => ({ id: `item${i}` }));
   const suite: Suite<"checks", Item, { rows: number }> = {
     kind: "checks",
+    name: "eb run",
     projectRoot: "/nowhere",
     items,
     samples: options.samples ?? 2,
@@ -84,6 +85,7 @@ function fakeSuite(options: Options = {}) {
     },
     finish: async (context) => ({
       report: { rows: context.tally.samples },
+      document: documentOf(context.tally),
       files: [
         { name: "report.md", text: "# fake\n" },
         {
@@ -217,8 +219,9 @@ describe("runSuite", () => {
   it("exit 1 when the suite's gate says it fell short", async () => {
     const config = await configIn();
     const failing = fakeSuite({ items: 1 });
-    failing.suite.finish = async () => ({
+    failing.suite.finish = async (context) => ({
       report: { rows: 0 },
+      document: documentOf(context.tally),
       files: [],
       passed: false,
       closing: {},

@@ -530,7 +530,7 @@ describe("the media checks of the skills run under eb run against the mocks", ()
       "out/greeting.wav": bytes(500),
       "out/ad.mp3": bytes(500),
     });
-    const result = await runEb(["run"], {
+    const result = await runEb(["run", "--verbose"], {
       cwd: root,
       env: { ...geminiEnv(gem), ...mistralEnv(vox) },
     });

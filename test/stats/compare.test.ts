@@ -334,6 +334,22 @@ describe("minimum detectable drop", () => {
     expect(sizes[0]!).toBeGreaterThan(0.1);
   });
 
+  it("depends on the pairs' scores, not on the items' names", () => {
+    const base = noisyRun(30, 3, 21, itemRates(30, 22));
+    const cand = noisyRun(30, 3, 23, itemRates(30, 22));
+    // The same pairs under other names, which sort them into another order.
+    const renamed = (run: Map<string, ItemAgg>) =>
+      new Map(
+        [...run].map(([id, item], i) => [
+          `z${(i * 7) % 30}-${id}`,
+          { ...item, id: `z${(i * 7) % 30}-${id}` },
+        ]),
+      );
+    const mde = comparePaired(base, cand).mde;
+    expect(mde).toBeGreaterThan(0);
+    expect(comparePaired(renamed(base), renamed(cand)).mde).toBe(mde);
+  });
+
   it("is n/a when no drop could be caught 80% of the time", () => {
     const one = byId(items([[1, 1]]));
     expect(comparePaired(one, one).mde).toBeNaN();

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
+import { unicodeEscape } from "../../report/terminal.js";
 import { clientScript } from "./client-script.js";
 import { escapeHtml } from "./escape-html.js";
 import type { Page } from "./model.js";
 import { pageData } from "./page-data.js";
 import { STYLE } from "./style.js";
-import { unicodeEscape, visible } from "./visible.js";
+import { visible } from "./visible.js";
 
 /**
  * The one HTML page of every view (a run, a compare, a pairwise run, a leaderboard, a merged

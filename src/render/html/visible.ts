@@ -1,3 +1,5 @@
+import { unicodeEscape } from "../../report/terminal.js";
+
 /**
  * Characters that change how the text around them reads while showing nothing themselves: the
  * bidi controls of "Trojan Source" (U+202A–U+202E, U+2066–U+2069, the marks U+200E, U+200F,
@@ -10,11 +12,6 @@ const INVISIBLE = new RegExp(
     "\\u2028-\\u202e\\u2060-\\u2069\\ufeff]|\\r(?!\\n)",
   "g",
 );
-
-/** `\uXXXX` for one UTF-16 unit. */
-export function unicodeEscape(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
-}
 
 /** The text with every invisible control written as its `\u202e` escape, so a reader sees it. */
 export function visible(text: string): string {

@@ -8,7 +8,7 @@ import { visible } from "../visible.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
-type Child = Node | string | null | false;
+export type Child = Node | string | null | false;
 
 export interface Props {
   class?: string;
@@ -20,29 +20,32 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   props: Props = {},
   ...children: Child[]
 ): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (value !== undefined) element.setAttribute(name, visible(value));
-  }
-  append(element, children);
-  return element;
+  return build(document.createElement(tag), props, children);
 }
 
 /** An SVG element (the leaderboard's chart), built as `h` builds HTML. */
 export function svg(tag: string, props: Props = {}, ...children: Child[]): SVGElement {
-  const element = document.createElementNS(SVG, tag);
+  return build(document.createElementNS(SVG, tag), props, children);
+}
+
+function build<E extends Element>(element: E, props: Props, children: readonly Child[]): E {
   for (const [name, value] of Object.entries(props)) {
     if (value !== undefined) element.setAttribute(name, visible(value));
   }
-  append(element, children);
+  for (const child of children) {
+    if (child !== null && child !== false)
+      element.append(typeof child === "string" ? visible(child) : child);
+  }
   return element;
 }
 
-export function append(parent: Node, children: readonly Child[]): void {
-  for (const child of children) {
-    if (child === null || child === false) continue;
-    parent.appendChild(typeof child === "string" ? document.createTextNode(visible(child)) : child);
-  }
+/** A paragraph; none when there is no text, so what a run lacks leaves no trace on its page. */
+export function para(
+  text: string | null | undefined,
+  cls = "note",
+  test?: string,
+): HTMLElement | null {
+  return text ? h("p", { class: cls, "data-test": test }, text) : null;
 }
 
 /**
@@ -58,7 +61,8 @@ export function fixed(value: number | null, digits = 3): string {
   return value === null ? "n/a" : value.toFixed(digits);
 }
 
-export function signed(value: number, digits = 3): string {
+export function signed(value: number | null, digits = 3): string {
+  if (value === null) return "n/a";
   return `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
 }
 
@@ -70,33 +74,9 @@ export function count(value: number): string {
   return value.toLocaleString("en-US");
 }
 
-/** A horizontal interval bar on [min, max]: the band is the interval, the dot the estimate. */
-export function intervalBar(
-  estimate: number | null,
-  low: number | null,
-  high: number | null,
-  scale: { min: number; max: number; marks?: { at: number; class: string; label: string }[] },
-  label: string,
-): HTMLElement {
-  const at = (value: number) => `${((value - scale.min) / (scale.max - scale.min)) * 100}%`;
-  const bar = h("div", { class: "ibar", role: "img", "aria-label": label });
-  for (const mark of scale.marks ?? []) {
-    const line = h("span", { class: mark.class, title: mark.label });
-    line.style.left = at(mark.at);
-    bar.append(line);
-  }
-  if (low !== null && high !== null) {
-    const band = h("span", { class: "band" });
-    band.style.left = at(low);
-    band.style.width = `calc(${at(high)} - ${at(low)})`;
-    bar.append(band);
-  }
-  if (estimate !== null) {
-    const dot = h("span", { class: "dot" });
-    dot.style.left = at(estimate);
-    bar.append(dot);
-  }
-  return bar;
+/** `[low, high]`, each bound as `format` writes it. */
+export function bounds(low: number | null, high: number | null, format = fixed): string {
+  return `[${format(low)}, ${format(high)}]`;
 }
 
 /** `95%`, `97.5%`: an interval's level as the text renderers write it. */

@@ -1,15 +1,14 @@
 import type { DocumentItem, Outcome } from "../../../report/document.js";
+import { keyValues } from "./card.js";
 import { count, fileLink, h } from "./dom.js";
 import type { Row, Side } from "./rows.js";
 import {
   changeBadge,
-  flakyBadge,
-  isFlaky,
+  itemBadges,
   outcomeBadge,
-  outcomeOf,
-  PAIR_OUTCOMES,
   type PairOutcome,
   pairBadge,
+  pairCounts,
   pairOutcome,
 } from "./status.js";
 
@@ -43,8 +42,7 @@ export function drillDown(): {
     const { item } = row.side;
     title.replaceChildren(item.id);
     badges.replaceChildren(
-      ...(row.pairs ? [] : [outcomeBadge(outcomeOf(item))]),
-      ...(isFlaky(item) && !row.pairs ? [flakyBadge()] : []),
+      ...(row.pairs ? [] : itemBadges(item)),
       ...(row.change ? [changeBadge(row.change)] : []),
     );
     body.replaceChildren(...content(row));
@@ -91,35 +89,26 @@ function sampleOrNone(side: Side, i: number): HTMLElement {
 }
 
 function about(item: DocumentItem, base: DocumentItem | null): HTMLElement {
-  const list = h("dl", { class: "kv" });
-  const add = (key: string, value: string | null) => {
-    if (value) list.append(h("dt", {}, key), h("dd", {}, value));
-  };
-  add("description", item.description);
-  add("definition", item.source);
-  add("type", item.type);
-  add("stratum", item.stratum);
-  add("tags", item.tags.join(", "));
-  add("samples", samplesText(item));
-  if (base) add("baseline", `${samplesText(base)}${base.problem ? ` · ${base.problem}` : ""}`);
-  add("why it fell short", item.problem);
-  return list;
+  return keyValues([
+    ["description", item.description],
+    ["definition", item.source],
+    ["type", item.type],
+    ["stratum", item.stratum],
+    ["tags", item.tags.join(", ")],
+    ["samples", samplesText(item)],
+    ["baseline", base && `${samplesText(base)}${base.problem ? ` · ${base.problem}` : ""}`],
+    ["why it fell short", item.problem],
+  ]);
 }
 
 /** A pairwise case: how its pairs came out, and the first verdict that was no win. */
 function aboutPairs(item: DocumentItem, pairs: readonly PairOutcome[]): HTMLElement {
-  const counts = PAIR_OUTCOMES.map((o) => [o, pairs.filter((p) => p === o).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([o, n]) => `${n} ${o}`);
-  return h(
-    "dl",
-    { class: "kv" },
-    h("dt", {}, "stratum"),
-    h("dd", {}, item.stratum),
-    h("dt", {}, "pairs"),
-    h("dd", {}, counts.join(", ") || "none judged"),
-    ...(item.problem ? [h("dt", {}, "first short of a win"), h("dd", {}, item.problem)] : []),
-  );
+  const counts = pairCounts(pairs).map(([o, n]) => `${n} ${o}`);
+  return keyValues([
+    ["stratum", item.stratum],
+    ["pairs", counts.join(", ") || "none judged"],
+    ["first short of a win", item.problem],
+  ]);
 }
 
 function samplesText(item: DocumentItem): string {

@@ -1,6 +1,7 @@
 import type { LeaderboardEntry } from "../../../report/blocks.js";
+import type { RunDocument } from "../../../report/document.js";
 import type { RunData } from "../model.js";
-import { h } from "./dom.js";
+import { h, para } from "./dom.js";
 import { VERDICT_WORDS } from "./status.js";
 
 /**
@@ -10,43 +11,32 @@ import { VERDICT_WORDS } from "./status.js";
 export function headline(run: RunData, baseline: RunData | null): HTMLElement {
   const { doc } = run;
   const { merged } = doc.run;
+  const name = (d: RunDocument) => d.run_id ?? d.output_dir;
   return h(
     "section",
     { class: `card headline ${doc.verdict.outcome}`, "aria-labelledby": "verdict" },
-    h(
-      "div",
-      { class: "verdict-word", id: "verdict", "data-test": "verdict" },
-      VERDICT_WORDS[doc.verdict.outcome],
+    verdictWord(VERDICT_WORDS[doc.verdict.outcome]),
+    para(doc.verdict.rule, "rule", "rule"),
+    para(
+      baseline && `The candidate ${name(doc)} against the baseline ${name(baseline.doc)}.`,
+      "note",
+      "against",
     ),
-    h("p", { class: "rule", "data-test": "rule" }, doc.verdict.rule),
-    baseline
-      ? h(
-          "p",
-          { class: "note", "data-test": "against" },
-          `The candidate ${doc.run_id ?? doc.output_dir} against the baseline ${baseline.doc.run_id ?? baseline.doc.output_dir}.`,
-        )
-      : null,
-    merged
-      ? h(
-          "p",
-          { class: "note", "data-test": "merged" },
-          `A merge of ${merged.shards.length} shards (${merged.shards.join(", ")}): runs ${merged.runs.join(", ")}.`,
-        )
-      : null,
-    run.notRun
-      ? h(
-          "p",
-          { class: "warn", "data-test": "not-run" },
-          `⚠ ${run.notRun}. The figures are over the items that ran.`,
-        )
-      : null,
-    doc.budget
-      ? h(
-          "p",
-          { class: "note" },
-          `Budget: spent about $${doc.budget.spent.toFixed(4)} of --max-cost $${doc.budget.max_cost.toFixed(4)}.`,
-        )
-      : null,
+    para(
+      merged &&
+        `A merge of ${merged.shards.length} shards (${merged.shards.join(", ")}): runs ${merged.runs.join(", ")}.`,
+      "note",
+      "merged",
+    ),
+    para(
+      run.notRun && `⚠ ${run.notRun}. The figures are over the items that ran.`,
+      "warn",
+      "not-run",
+    ),
+    para(
+      doc.budget &&
+        `Budget: spent about $${doc.budget.spent.toFixed(4)} of --max-cost $${doc.budget.max_cost.toFixed(4)}.`,
+    ),
   );
 }
 
@@ -55,7 +45,6 @@ export function leaderboardHeadline(
   entries: readonly LeaderboardEntry[],
   rule: string | null,
 ): HTMLElement {
-  const best = entries[0];
   const ties = entries.filter((e) => !e.best && e.indistinguishable_from_best).length;
   const others =
     ties === 0
@@ -64,16 +53,12 @@ export function leaderboardHeadline(
   return h(
     "section",
     { class: "card headline leaderboard", "aria-labelledby": "verdict" },
-    h(
-      "div",
-      { class: "verdict-word", id: "verdict", "data-test": "verdict" },
-      `BEST: ${best?.run_id ?? "none"}`,
-    ),
-    h(
-      "p",
-      { class: "rule", "data-test": "best" },
-      `${entries.length} runs ranked by pass rate; ${others}.`,
-    ),
-    rule ? h("p", { class: "note", "data-test": "rule" }, `${rule}.`) : null,
+    verdictWord(`BEST: ${entries[0]?.run_id ?? "none"}`),
+    para(`${entries.length} runs ranked by pass rate; ${others}.`, "rule", "best"),
+    para(rule && `${rule}.`, "note", "rule"),
   );
+}
+
+function verdictWord(word: string): HTMLElement {
+  return h("div", { class: "verdict-word", id: "verdict", "data-test": "verdict" }, word);
 }

@@ -1,23 +1,60 @@
 import type { DocumentItem } from "../../../report/document.js";
-import { count, h } from "./dom.js";
+import { type Child, count, h, type Props } from "./dom.js";
 import { FILTERS, type Filter, type Mode, type Row } from "./rows.js";
-import {
-  changeBadge,
-  flakyBadge,
-  isFlaky,
-  outcomeBadge,
-  outcomeOf,
-  PAIR_OUTCOMES,
-  pairBadge,
-} from "./status.js";
+import { changeBadge, itemBadges, pairBadge, pairCounts } from "./status.js";
 
 /** Rows drawn at once: 10,000 items stay as fast as 100. */
 const PAGE_ROWS = 100;
 
-const SCORE_HEADING: Record<Mode, string> = {
-  run: "Passed",
-  compare: "Baseline → candidate",
-  pairwise: "Candidate won",
+/** A column of the items table: its heading, its cells' class, and what a row shows there. */
+interface Column {
+  heading: string;
+  class?: string;
+  cell: (row: Row) => Child;
+}
+
+const tags = (props: Props, badges: HTMLElement[]) =>
+  h("div", { class: "tags", ...props }, ...badges);
+const STATUS: Column = { heading: "Status", cell: (row) => tags({}, itemBadges(row.side.item)) };
+/** A pairwise case's count of each outcome, worst first. */
+const PAIRS: Column = {
+  heading: "Status",
+  cell: (row) =>
+    tags(
+      { "data-test": "pairs" },
+      pairCounts(row.pairs ?? []).map((c) => pairBadge(...c)),
+    ),
+};
+const CHANGE: Column = { heading: "Change", cell: (row) => row.change && changeBadge(row.change) };
+const ITEM: Column = { heading: "Item", class: "id", cell: (row) => row.side.item.id };
+const GROUP: Column = { heading: "Stratum / tags", cell: (row) => groupCell(row.side.item) };
+const score = (heading: string): Column => ({
+  heading,
+  class: "score",
+  cell: (row) => `${row.base ? `${scoreOf(row.base.item)} → ` : ""}${scoreOf(row.side.item)}`,
+});
+const reason = (heading: string): Column => ({
+  heading,
+  class: "reason",
+  cell: (row) => row.side.item.problem ?? "",
+});
+
+const WHY = reason("Why it fell short");
+
+/** Each list's title and columns. */
+const TABLES: Record<Mode, { title: string; columns: Column[] }> = {
+  run: {
+    title: "Items, worst first",
+    columns: [STATUS, ITEM, GROUP, score("Passed"), WHY],
+  },
+  compare: {
+    title: "Items, what changed first",
+    columns: [STATUS, CHANGE, ITEM, GROUP, score("Baseline → candidate"), WHY],
+  },
+  pairwise: {
+    title: "Items, worst first",
+    columns: [PAIRS, ITEM, GROUP, score("Candidate won"), reason("First verdict short of a win")],
+  },
 };
 
 /**
@@ -30,64 +67,53 @@ export function itemsView(
   open: (row: Row, from: HTMLElement) => void,
 ): HTMLElement {
   const filters = FILTERS[mode];
-  const state = { filter: filters[0]!, query: "", page: 0, shown: [] as readonly Row[] };
-  const buttons = filters.map((filter) => filterButton(filter, rows, () => choose(filter)));
+  const { title, columns } = TABLES[mode];
+  const state = { filter: filters[0]!, query: "", page: 0 };
+  const change = (to: Partial<typeof state>) => {
+    Object.assign(state, to);
+    update();
+  };
+  const buttons = filters.map((filter) =>
+    filterButton(filter, rows, () => change({ filter, page: 0 })),
+  );
   const search = h("input", {
     type: "search",
     placeholder: "Search id, stratum, tag or reason",
     "aria-label": "Search items",
   });
-  search.addEventListener("input", () => {
-    state.query = search.value.trim().toLowerCase();
-    state.page = 0;
-    update();
-  });
+  search.addEventListener("input", () =>
+    change({ query: search.value.trim().toLowerCase(), page: 0 }),
+  );
   const body = h("tbody");
   const status = h("span", { "aria-live": "polite", "data-test": "shown" });
   const prev = h("button", { type: "button" }, "‹ Previous");
   const next = h("button", { type: "button" }, "Next ›");
-  prev.addEventListener("click", () => turn(-1));
-  next.addEventListener("click", () => turn(1));
-  const columns = mode === "compare" ? 6 : 5;
-  const table = h("table", { class: "items" }, h("thead", {}, headRow(mode)), body);
-
-  function choose(filter: Filter): void {
-    state.filter = filter;
-    state.page = 0;
-    update();
-  }
-
-  function turn(by: number): void {
-    state.page += by;
-    draw();
-  }
+  prev.addEventListener("click", () => change({ page: state.page - 1 }));
+  next.addEventListener("click", () => change({ page: state.page + 1 }));
+  const head = h("tr", {}, ...columns.map((column) => h("th", { scope: "col" }, column.heading)));
 
   function update(): void {
     for (const button of buttons) {
       button.setAttribute("aria-pressed", String(button.dataset.filter === state.filter.key));
     }
-    const { keep } = state.filter;
-    const query = state.query;
-    state.shown = rows.filter((row) => keep(row) && (query === "" || row.haystack.includes(query)));
-    draw();
-  }
-
-  function draw(): void {
-    const pages = Math.max(1, Math.ceil(state.shown.length / PAGE_ROWS));
+    const { filter, query } = state;
+    const shown = rows.filter(
+      (row) => filter.keep(row) && (query === "" || row.haystack.includes(query)),
+    );
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE_ROWS));
     state.page = Math.min(Math.max(0, state.page), pages - 1);
     const start = state.page * PAGE_ROWS;
-    const slice = state.shown.slice(start, start + PAGE_ROWS);
-    body.replaceChildren(...slice.map((row) => tableRow(row, mode, open)));
+    const slice = shown.slice(start, start + PAGE_ROWS);
+    body.replaceChildren(...slice.map((row) => tableRow(row, columns, open)));
     if (slice.length === 0) {
-      const none = h("td", { colspan: String(columns), class: "empty" }, "No item matches.");
+      const none = h("td", { colspan: String(columns.length), class: "empty" }, "No item matches.");
       body.append(h("tr", {}, none));
     }
-    const total = state.shown.length;
-    const noun = total === 1 ? "item" : "items";
+    const noun = shown.length === 1 ? "item" : "items";
     status.textContent =
-      total === 0
+      shown.length === 0
         ? "no items"
-        : `${count(start + 1)}–${count(start + slice.length)} of ${count(total)} ${noun}`;
+        : `${count(start + 1)}–${count(start + slice.length)} of ${count(shown.length)} ${noun}`;
     prev.disabled = state.page === 0;
     next.disabled = state.page >= pages - 1;
   }
@@ -96,18 +122,14 @@ export function itemsView(
   return h(
     "section",
     { class: "card", "aria-labelledby": "items-title" },
-    h(
-      "h2",
-      { id: "items-title" },
-      mode === "compare" ? "Items, what changed first" : "Items, worst first",
-    ),
+    h("h2", { id: "items-title" }, title),
     h(
       "div",
       { class: "toolbar" },
       h("div", { class: "filters", role: "group", "aria-label": "Filter items" }, ...buttons),
       search,
     ),
-    table,
+    h("table", { class: "items" }, h("thead", {}, head), body),
     h("div", { class: "pager" }, status, prev, next),
   );
 }
@@ -123,36 +145,15 @@ function filterButton(filter: Filter, rows: readonly Row[], choose: () => void):
   return button;
 }
 
-function headRow(mode: Mode): HTMLElement {
-  return h(
-    "tr",
-    {},
-    h("th", { scope: "col" }, "Status"),
-    mode === "compare" ? h("th", { scope: "col" }, "Change") : null,
-    h("th", { scope: "col" }, "Item"),
-    h("th", { scope: "col" }, "Stratum / tags"),
-    h("th", { scope: "col" }, SCORE_HEADING[mode]),
-    h(
-      "th",
-      { scope: "col" },
-      mode === "pairwise" ? "First verdict short of a win" : "Why it fell short",
-    ),
-  );
-}
-
-function tableRow(row: Row, mode: Mode, open: (row: Row, from: HTMLElement) => void): HTMLElement {
-  const { item } = row.side;
-  const score =
-    row.base && mode === "compare" ? `${scoreOf(row.base.item)} → ${scoreOf(item)}` : scoreOf(item);
+function tableRow(
+  row: Row,
+  columns: readonly Column[],
+  open: (row: Row, from: HTMLElement) => void,
+): HTMLElement {
   const tr = h(
     "tr",
-    { tabindex: "0", "data-id": item.id, title: "Enter or click: details" },
-    h("td", {}, statusCell(row)),
-    mode === "compare" ? h("td", {}, row.change ? changeBadge(row.change) : null) : null,
-    h("td", { class: "id" }, item.id),
-    h("td", {}, groupCell(item)),
-    h("td", { class: "score" }, score),
-    h("td", { class: "reason" }, item.problem ?? ""),
+    { tabindex: "0", "data-id": row.side.item.id, title: "Enter or click: details" },
+    ...columns.map((column) => h("td", { class: column.class }, column.cell(row))),
   );
   tr.addEventListener("click", () => open(row, tr));
   tr.addEventListener("keydown", (event) => {
@@ -162,22 +163,6 @@ function tableRow(row: Row, mode: Mode, open: (row: Row, from: HTMLElement) => v
     open(row, tr);
   });
   return tr;
-}
-
-/** A run's pass / fail / error; a pairwise run's count of each outcome, worst first. */
-function statusCell(row: Row): HTMLElement {
-  const { item } = row.side;
-  if (row.pairs) {
-    const counts = PAIR_OUTCOMES.map((o) => [o, row.pairs!.filter((p) => p === o).length] as const);
-    const badges = counts.filter(([, n]) => n > 0).map(([o, n]) => pairBadge(o, n));
-    return h("div", { class: "tags", "data-test": "pairs" }, ...badges);
-  }
-  return h(
-    "div",
-    { class: "tags" },
-    outcomeBadge(outcomeOf(item)),
-    isFlaky(item) ? flakyBadge() : null,
-  );
 }
 
 /** `3/4` samples passed; a fractional score (rows of other programs) as the mean. */
@@ -190,5 +175,8 @@ function scoreOf(item: DocumentItem): string {
 
 function groupCell(item: DocumentItem): HTMLElement {
   const names = [item.stratum, ...item.tags].filter((name) => name !== "");
-  return h("div", { class: "tags" }, ...names.map((name) => h("span", { class: "pill" }, name)));
+  return tags(
+    {},
+    names.map((name) => h("span", { class: "pill" }, name)),
+  );
 }

@@ -1,5 +1,5 @@
 import type { BoardData, BoardRow, RunData } from "../model.js";
-import { h, levelPercent } from "./dom.js";
+import { h, levelPercent, para } from "./dom.js";
 import { AXIS_NAME, paretoChart } from "./pareto.js";
 
 const AXIS_WORD = { cost: "cost", latency_p50_ms: "latency p50" } as const;
@@ -8,32 +8,25 @@ const AXIS_WORD = { cost: "cost", latency_p50_ms: "latency p50" } as const;
 export function paretoCard(board: BoardData): HTMLElement {
   const entries = board.rows.map((row) => row.entry);
   const axis = entries[0]?.pareto_axis ?? null;
-  const card = h("section", { class: "card" }, h("h2", {}, "Pass rate against price"));
+  const title = h("h2", {}, "Pass rate against price");
   if (axis === null) {
-    card.append(
-      h(
-        "p",
-        { class: "note" },
-        `No chart: the cost is unknown for ${board.costUnknown}, and some run has no latency either (every sample cached).`,
-      ),
-    );
-    return card;
-  }
-  if (axis !== "cost") {
-    card.append(
-      h(
-        "p",
-        { class: "note" },
-        `The cost is unknown for ${board.costUnknown}: the chart plots pass rate against latency p50 instead, and the Pareto front is on pass rate and latency.`,
-      ),
-    );
+    const why = `No chart: the cost is unknown for ${board.costUnknown}, and some run has no latency either (every sample cached).`;
+    return h("section", { class: "card" }, title, para(why));
   }
   const caption =
     `Pass rate (point) and its ${levelPercent(entries[0]!.ci_level)} interval (bar) against ${AXIS_WORD[axis]}. ` +
     "Diamonds joined by the dashed line are the Pareto front, on the estimates: " +
     `no other run has both a higher pass rate and a lower ${AXIS_WORD[axis]}. ` +
     "Whether runs differ beyond noise is what the table's vs best column tests.";
-  card.append(
+  return h(
+    "section",
+    { class: "card" },
+    title,
+    para(
+      axis === "cost"
+        ? null
+        : `The cost is unknown for ${board.costUnknown}: the chart plots pass rate against latency p50 instead, and the Pareto front is on pass rate and latency.`,
+    ),
     h(
       "figure",
       { "aria-label": AXIS_NAME[axis] },
@@ -41,7 +34,6 @@ export function paretoCard(board: BoardData): HTMLElement {
       h("figcaption", {}, caption),
     ),
   );
-  return card;
 }
 
 const COLUMNS = [

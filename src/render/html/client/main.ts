@@ -90,13 +90,10 @@ function leaderboardPage(data: PageData, board: BoardData, open: Open): Part[] {
   const show = (index: number) => {
     const run = data.runs[index];
     if (!run) return;
+    const mode = run.doc.pairwise ? "pairwise" : "run";
     items.replaceChildren(
       h("h2", { class: "run-title" }, `Items of ${run.doc.run_id ?? run.doc.output_dir}`),
-      itemsView(
-        runRows(run, run.doc.pairwise ? "pairwise" : "run"),
-        run.doc.pairwise ? "pairwise" : "run",
-        open,
-      ),
+      itemsView(runRows(run, mode), mode, open),
     );
   };
   show(0);

@@ -1,74 +1,52 @@
 import type { PairwiseBlock } from "../../../report/blocks.js";
 import { PAIR_VERDICT_TEXT } from "../../pair-verdict-text.js";
-import { count, fixed, h, intervalBar, percent, signed } from "./dom.js";
-import { stat } from "./summary.js";
+import { heroCard, marginMarks, statsRow, verdictLine } from "./card.js";
+import { bounds, count, fixed, para, percent, signed } from "./dom.js";
 
 /**
  * A pairwise run's counts (a tie is its own outcome, not a loss), the net win rate with its
  * interval and verdict, and what the judge's verdicts say of the order the answers were shown in.
  */
 export function pairwiseSummary(p: PairwiseBlock): HTMLElement {
-  const ci = `${percent(p.level)} CI [${net(p.ci_low)}, ${net(p.ci_high)}]`;
-  const scale = {
-    min: -1,
-    max: 1,
-    marks: [
-      { at: 0, class: "zero", label: "no preference" },
-      { at: -p.margin, class: "margin", label: `margin −${p.margin}` },
-    ],
-  };
+  const ci = `${percent(p.level)} CI ${bounds(p.ci_low, p.ci_high, signed)}`;
   const consistent = p.pairs - p.inconsistent;
-  return h(
-    "section",
-    { class: "card", "aria-labelledby": "pairwise-title" },
-    h("h2", { id: "pairwise-title" }, `Pairwise judgement by ${p.judge_model}`),
-    h(
-      "div",
-      { class: "stats counts", "data-test": "pair-counts" },
-      stat("wins", count(p.wins), "both orders chose the candidate"),
-      stat("ties", count(p.ties), "both orders said tie"),
-      stat("losses", count(p.losses), "both orders chose the baseline"),
-      stat("inconsistent", count(p.inconsistent), "the orders disagree"),
-      stat("errors", count(p.errors), "pairs with no verdict"),
-    ),
-    h(
-      "div",
-      { class: "hero" },
-      h(
-        "div",
-        {},
-        h(
-          "div",
-          { class: `verdict ${p.verdict}`, "data-test": "pair-verdict" },
-          p.verdict.toUpperCase(),
-        ),
-        h("div", { class: "big", "data-test": "net-win-rate" }, net(p.net_win_rate)),
-        h("div", { class: "ci" }, `net win rate · ${ci} over ${count(p.items)} cases`),
+  return heroCard({
+    id: "pairwise",
+    title: `Pairwise judgement by ${p.judge_model}`,
+    before: [
+      statsRow(
+        [
+          ["wins", count(p.wins), "both orders chose the candidate"],
+          ["ties", count(p.ties), "both orders said tie"],
+          ["losses", count(p.losses), "both orders chose the baseline"],
+          ["inconsistent", count(p.inconsistent), "the orders disagree"],
+          ["errors", count(p.errors), "pairs with no verdict"],
+        ],
+        { class: "stats counts", "data-test": "pair-counts" },
       ),
-      h(
-        "div",
-        {},
-        intervalBar(p.net_win_rate, p.ci_low, p.ci_high, scale, `net win rate, ${ci}`),
-        h("div", { class: "scale" }, h("span", {}, "−1"), h("span", {}, "0"), h("span", {}, "+1")),
-        h(
-          "p",
-          { class: "note" },
-          `${PAIR_VERDICT_TEXT[p.verdict]} (margin ${p.margin}; a tie or an inconsistent pair counts neither way).`,
-        ),
-      ),
-    ),
-    h(
-      "div",
-      { class: "stats" },
-      stat("consistency", fixed(p.consistency), `${count(consistent)} of ${count(p.pairs)} pairs`),
-      stat("position bias", fixed(p.position_bias), "share naming the first answer; 0.5 is none"),
-    ),
-    p.position_note
-      ? h("p", { class: "note", "data-test": "position-note" }, p.position_note)
-      : null,
-  );
-}
-
-function net(value: number | null): string {
-  return value === null ? "n/a" : signed(value);
+    ],
+    lines: [
+      verdictLine(p.verdict, "pair-verdict"),
+      { class: "big", test: "net-win-rate", text: signed(p.net_win_rate) },
+      { class: "ci", text: `net win rate · ${ci} over ${count(p.items)} cases` },
+    ],
+    bar: {
+      estimate: p.net_win_rate,
+      low: p.ci_low,
+      high: p.ci_high,
+      scale: { min: -1, max: 1, marks: marginMarks(p.margin, "no preference") },
+      label: `net win rate, ${ci}`,
+      ticks: ["−1", "0", "+1"],
+    },
+    notes: [
+      `${PAIR_VERDICT_TEXT[p.verdict]} (margin ${p.margin}; a tie or an inconsistent pair counts neither way).`,
+    ],
+    after: [
+      statsRow([
+        ["consistency", fixed(p.consistency), `${count(consistent)} of ${count(p.pairs)} pairs`],
+        ["position bias", fixed(p.position_bias), "share naming the first answer; 0.5 is none"],
+      ]),
+      para(p.position_note, "note", "position-note"),
+    ],
+  });
 }

@@ -67,7 +67,7 @@ export const FILTERS: Record<Mode, Filter[]> = {
 /** One run's items, in the document's order: worst first. */
 export function runRows(run: RunData, mode: Mode): Row[] {
   return run.doc.items.map((item) =>
-    rowOf({ item, run }, null, null, mode === "pairwise" ? pairsOf(item) : null),
+    rowOf({ item, run }, null, null, mode === "pairwise" ? item.outcomes.map(pairOutcome) : null),
   );
 }
 
@@ -112,8 +112,4 @@ function rowOf(
     .join("\n")
     .toLowerCase();
   return { side, base, change, pairs, haystack };
-}
-
-function pairsOf(item: DocumentItem): PairOutcome[] {
-  return item.outcomes.map(pairOutcome);
 }

@@ -14,23 +14,30 @@ export function isFlaky(item: DocumentItem): boolean {
   return item.score > 0 && item.score < 1;
 }
 
-const BADGES: Record<ItemOutcome, { icon: string; text: string; class: string }> = {
+/** How a pill looks: an icon and a word as well as a colour, so it reads the same without colour. */
+type Look = { icon: string; class: string };
+
+function pill(look: Look, text: string, title?: string): HTMLElement {
+  return h("span", { class: `pill ${look.class}`, title }, `${look.icon} ${text}`);
+}
+
+const OUTCOMES: Record<ItemOutcome, Look & { text: string }> = {
   passed: { icon: "✓", text: "pass", class: "pass" },
   failed: { icon: "✗", text: "fail", class: "fail" },
   error: { icon: "!", text: "error", class: "error" },
 };
 
-/** Icon and word as well as colour: the status reads the same without colour. */
 export function outcomeBadge(outcome: ItemOutcome): HTMLElement {
-  const badge = BADGES[outcome];
-  return h("span", { class: `pill ${badge.class}` }, `${badge.icon} ${badge.text}`);
+  return pill(OUTCOMES[outcome], OUTCOMES[outcome].text);
 }
 
-export function flakyBadge(): HTMLElement {
-  return h("span", { class: "pill flaky", title: "scored strictly between 0 and 1" }, "~ flaky");
+/** An item's pass, fail or error, and whether it is flaky. */
+export function itemBadges(item: DocumentItem): HTMLElement[] {
+  const flaky = pill({ icon: "~", class: "flaky" }, "flaky", "scored strictly between 0 and 1");
+  return [outcomeBadge(outcomeOf(item)), ...(isFlaky(item) ? [flaky] : [])];
 }
 
-const CHANGES: Record<Change, { icon: string; class: string }> = {
+const CHANGES: Record<Change, Look> = {
   broke: { icon: "▼", class: "fail" },
   fixed: { icon: "▲", class: "pass" },
   changed: { icon: "≠", class: "flaky" },
@@ -40,44 +47,34 @@ const CHANGES: Record<Change, { icon: string; class: string }> = {
 };
 
 export function changeBadge(change: Change): HTMLElement {
-  const badge = CHANGES[change];
-  return h("span", { class: `pill ${badge.class}` }, `${badge.icon} ${change}`);
+  return pill(CHANGES[change], change);
 }
 
-export const PAIR_OUTCOMES = ["loss", "inconsistent", "tie", "win", "error"] as const;
-/** How one pair came out for the candidate; a tie is no failure. */
-export type PairOutcome = (typeof PAIR_OUTCOMES)[number];
+/** How one pair came out for the candidate (a tie is no failure), worst first. */
+const PAIRS = {
+  loss: { icon: "▼", class: "fail", plural: "losses" },
+  inconsistent: { icon: "≠", class: "flaky", plural: "inconsistent" },
+  tie: { icon: "=", class: "", plural: "ties" },
+  win: { icon: "▲", class: "pass", plural: "wins" },
+  error: { icon: "!", class: "error", plural: "errors" },
+} as const;
 
-const PAIRS: Record<PairOutcome, { icon: string; class: string }> = {
-  win: { icon: "▲", class: "pass" },
-  tie: { icon: "=", class: "" },
-  loss: { icon: "▼", class: "fail" },
-  inconsistent: { icon: "≠", class: "flaky" },
-  error: { icon: "!", class: "error" },
-};
+export type PairOutcome = keyof typeof PAIRS;
 
-/**
- * A pair's outcome. A pairwise row scores only a win as 1, so its status cannot tell a tie from
- * a loss; its reason starts with the outcome (`tie: baseline first: …`, src/pairwise/judge-pair).
- */
+/** A pair's outcome; a pair without one had no verdict in some order. */
 export function pairOutcome(sample: Outcome): PairOutcome {
-  if (sample.status === "error") return "error";
-  const word = /^(win|tie|loss|inconsistent):/.exec(sample.reason ?? "")?.[1];
-  return word === undefined ? (sample.status === "passed" ? "win" : "loss") : (word as PairOutcome);
+  return sample.pair ?? "error";
 }
-
-const PLURALS: Record<PairOutcome, string> = {
-  win: "wins",
-  tie: "ties",
-  loss: "losses",
-  inconsistent: "inconsistent",
-  error: "errors",
-};
 
 export function pairBadge(outcome: PairOutcome, times = 1): HTMLElement {
-  const badge = PAIRS[outcome];
-  const text = times === 1 ? outcome : `${times} ${PLURALS[outcome]}`;
-  return h("span", { class: `pill ${badge.class}` }, `${badge.icon} ${text}`);
+  return pill(PAIRS[outcome], times === 1 ? outcome : `${times} ${PAIRS[outcome].plural}`);
+}
+
+/** How many pairs came out each way, worst first, leaving out the ways none did. */
+export function pairCounts(pairs: readonly PairOutcome[]): [PairOutcome, number][] {
+  return (Object.keys(PAIRS) as PairOutcome[])
+    .map((o): [PairOutcome, number] => [o, pairs.filter((p) => p === o).length])
+    .filter(([, n]) => n > 0);
 }
 
 export const VERDICT_WORDS: Record<VerdictOutcome, string> = {

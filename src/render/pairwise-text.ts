@@ -1,14 +1,24 @@
-import { signed } from "../render/compare-text.js";
-import { PAIR_VERDICT_TEXT } from "../render/pair-verdict-text.js";
-import { cell } from "../render/stats-markdown.js";
-import type { ItemStats, PairStats, PairwiseReport } from "./report.js";
-import { MIN_CONSISTENCY } from "./stats.js";
+import {
+  MIN_CONSISTENCY,
+  type PairCase,
+  type PairStats,
+  type PairwiseBlock,
+  POSITION_FOLLOWER,
+} from "../report/blocks.js";
+import type { RunDocument } from "../report/document.js";
+import { signed } from "./compare-text.js";
+import { cell, code } from "./markdown.js";
+import { PAIR_VERDICT_TEXT } from "./pair-verdict-text.js";
+
+/** A document of `eb pairwise`: one with its block. */
+type PairwiseDocument = RunDocument & { pairwise: PairwiseBlock };
 
 /** Cases listed on the console; report.md lists every one. */
 const CASES_SHOWN = 20;
 
 /** What `eb pairwise` prints: totals, interval, consistency, position bias, strata, cases, gate. */
-export function pairwiseText(r: PairwiseReport): string {
+export function pairwiseText(doc: PairwiseDocument): string {
+  const r = doc.pairwise;
   const lines = [
     `net win rate ${num(r.net_win_rate)}  ${level(r)} CI [${num(r.ci_low)}, ${num(r.ci_high)}] over ${r.items} cases, ${r.pairs} pairs each judged in both orders`,
     countsLine(r),
@@ -17,12 +27,12 @@ export function pairwiseText(r: PairwiseReport): string {
     ...strataLines(r),
     ...caseLines(r.cases),
     `${PAIR_VERDICT_TEXT[r.verdict]} (margin ${r.margin})`,
-    ...whyInconclusive(r).map((why) => `  ${why}`),
+    ...whyInconclusive(doc).map((why) => `  ${why}`),
   ];
   return `${lines.join("\n")}\n`;
 }
 
-function countsLine(c: PairStats | ItemStats): string {
+function countsLine(c: PairStats | PairCase): string {
   const errors = c.errors > 0 ? `, ${counted(c.errors, "error")} (not judged)` : "";
   const outcomes = `${counted(c.wins, "win")}, ${counted(c.ties, "tie")}, ${counted(c.losses, "loss", "losses")}`;
   return `${outcomes}, ${c.inconsistent} inconsistent${errors}`;
@@ -44,7 +54,7 @@ function biasLine(s: PairStats): string {
   return `position bias ${s.position_bias.toFixed(4)} (share of the verdicts naming a winner that named the answer shown first; 0.5 is none)`;
 }
 
-function strataLines(r: PairwiseReport): string[] {
+function strataLines(r: PairwiseBlock): string[] {
   // One stratum is the whole run, already above.
   if (r.strata.length < 2) return [];
   return [
@@ -56,7 +66,7 @@ function strataLines(r: PairwiseReport): string[] {
   ];
 }
 
-function caseLines(cases: readonly ItemStats[]): string[] {
+function caseLines(cases: readonly PairCase[]): string[] {
   const shown = cases.slice(0, CASES_SHOWN);
   const more = cases.length - shown.length;
   return [
@@ -67,48 +77,53 @@ function caseLines(cases: readonly ItemStats[]): string[] {
 }
 
 /** Why an inconclusive gate could not decide. */
-function whyInconclusive(r: PairwiseReport): string[] {
+function whyInconclusive(doc: PairwiseDocument): string[] {
+  const r = doc.pairwise;
   if (r.verdict !== "inconclusive") return [];
-  if (r.consistency !== null && r.consistency < MIN_CONSISTENCY) {
-    return [
-      `fewer than half the pairs got the same verdict in both orders: the judge follows the answers' positions more than their content, so its verdicts say nothing`,
-    ];
-  }
+  if (r.consistency !== null && r.consistency < MIN_CONSISTENCY) return [POSITION_FOLLOWER];
   if (r.errors > 0) {
     return [
-      `${r.errors} pairs have no verdict: run eb pairwise again (the cache answers the pairs already judged)`,
+      `${counted(r.errors, "pair has", "pairs have")} no verdict: run eb pairwise again (the cache answers the pairs already judged)`,
     ];
   }
-  if (r.interrupted) return ["the run was interrupted: finish it with --resume RUN"];
-  if (r.budget_exceeded) {
+  if (doc.verdict.outcome === "interrupted") {
+    return ["the run was interrupted: finish it with --resume RUN"];
+  }
+  if (doc.verdict.outcome === "budget_exhausted") {
     return ["--max-cost left pairs unjudged: --resume RUN with a higher --max-cost judges them"];
   }
   return [`the interval holds both a gain and a loss of more than the margin: judge more cases`];
 }
 
 /** `report.md` of `eb pairwise`. */
-export function pairwiseMarkdown(r: PairwiseReport): string {
+export function pairwiseMarkdown(doc: PairwiseDocument): string {
+  const r = doc.pairwise;
+  const { outcome } = doc.verdict;
   const lines = [
     "# eval-banana report (pairwise)",
     "",
     "| Field | Value |",
     "| --- | --- |",
-    `| Run ID | \`${r.run_id}\` |`,
-    `| Baseline | \`${cell(r.baseline.rows)}\` |`,
-    `| Candidate | \`${cell(r.candidate.rows)}\` |`,
-    `| Cases | \`${cell(r.cases_file)}\` |`,
-    `| Judge | ${cell(r.judge_model)} |`,
+    `| Run ID | ${code(doc.run_id ?? "")} |`,
+    `| Baseline | ${code(r.baseline.rows)} |`,
+    `| Candidate | ${code(r.candidate.rows)} |`,
+    `| Cases | ${code(r.cases_file)} |`,
+    `| Judge | ${code(r.judge_model)} |`,
     `| Criteria | ${cell(r.criteria ?? "each case's judge graders")} |`,
     `| Verdict | ${r.verdict} (margin ${r.margin}) |`,
-    ...(r.interrupted ? ["| Interrupted | yes: some pairs were not judged |"] : []),
-    ...(r.budget_exceeded ? ["| Budget exceeded | yes: some pairs were not judged |"] : []),
-    `| Duration | ${(r.duration_ms / 1000).toFixed(2)} s |`,
+    ...(outcome === "interrupted" ? ["| Interrupted | yes: some pairs were not judged |"] : []),
+    ...(outcome === "budget_exhausted"
+      ? ["| Budget exceeded | yes: some pairs were not judged |"]
+      : []),
+    ...(doc.duration_ms === null
+      ? []
+      : [`| Duration | ${(doc.duration_ms / 1000).toFixed(2)} s |`]),
     "",
     "| Net win rate | CI | Wins | Ties | Losses | Inconsistent | Errors | Consistency | Position bias |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     statsRow(r),
     "",
-    `${PAIR_VERDICT_TEXT[r.verdict]}.${whyInconclusive(r)
+    `${PAIR_VERDICT_TEXT[r.verdict]}.${whyInconclusive(doc)
       .map((why) => ` ${why}.`)
       .join("")}`,
     "",
@@ -119,9 +134,11 @@ export function pairwiseMarkdown(r: PairwiseReport): string {
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.cases.map(
       (c) =>
-        `| \`${cell(c.id)}\` | ${cell(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
+        `| ${code(c.id)} | ${code(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
     ),
-    ...(r.warnings.length > 0 ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${w}`)] : []),
+    ...(r.warnings.length > 0
+      ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${code(w)}`)]
+      : []),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -131,19 +148,19 @@ function statsRow(s: PairStats): string {
   return `| ${num(s.net_win_rate)} | ${ci} | ${s.wins} | ${s.ties} | ${s.losses} | ${s.inconsistent} | ${s.errors} | ${share(s.consistency)} | ${share(s.position_bias)} |`;
 }
 
-function strataTable(r: PairwiseReport): string[] {
+function strataTable(r: PairwiseBlock): string[] {
   if (r.strata.length < 2) return [];
   return [
     `## By stratum (${level(r)} each, unadjusted)`,
     "",
     "| Stratum | Net win rate | CI | Wins | Ties | Losses | Inconsistent | Errors | Consistency | Position bias |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ...r.strata.map((s) => `| ${cell(s.stratum)} ${statsRow(s)}`),
+    ...r.strata.map((s) => `| ${code(s.stratum)} ${statsRow(s)}`),
     "",
   ];
 }
 
-function level(r: PairwiseReport): string {
+function level(r: PairwiseBlock): string {
   return `${Math.round(r.level * 100)}%`;
 }
 
