@@ -2,12 +2,13 @@ import path from "node:path";
 import pc from "picocolors";
 import { EXIT } from "../errors.js";
 import type { RunDocument } from "../index.js";
-import { calibrationText, documentOf, loadConfig, readDocument } from "../index.js";
+import { calibrationText, documentOf, loadConfig } from "../index.js";
 import { FAILING_LISTED, failingItems, failingItemsText } from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
 import { type Calibration, readCalibratedRun } from "../report/calibrate.js";
 import { isIncomplete } from "../report/coverage.js";
+import { readWrittenReport } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
@@ -37,6 +38,8 @@ export interface ReportFlags {
 export async function reportCommand(run: string, flags: ReportFlags): Promise<number> {
   const config = await loadConfig({ cwd: flags.cwd });
   const { rows, calibration } = await readReported(await runLocation(run, flags.cwd), flags);
+  // The page shows what the run wrote beside its rows, as the run's own page does.
+  const written = flags.html === undefined ? null : await readWrittenReport(rows.file);
   const warnings = [
     ...rows.warnings,
     ...fractionalScoreWarning(rows.tally.items.values(), "run"),
@@ -51,7 +54,7 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
     pricing: config.pricing,
     judgeModel: rows.manifest?.judge_model ?? null,
   };
-  const doc = documentOf(rows, summaryOptions);
+  const doc = documentOf(rows, summaryOptions, written);
   const summary = { stats: doc.stats, ...doc.summary };
   const coverage = rows.manifest?.planned ? doc : null;
   const failing = failingItems(doc.items);
@@ -67,20 +70,25 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
       )}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {
-    const { document } = await readDocument(rows.file, { outcomes: true, ...summaryOptions });
-    const page = { documents: [document], leaderboard: null };
+    const page = { documents: [doc], leaderboard: null };
     await writeHtmlPage(flags.html, page, [path.dirname(rows.file)]);
   }
   return EXIT.passed;
 }
 
-/** The run's rows, and with --labels their marks joined with people's labels in the same pass. */
+/**
+ * The run's rows, and with --labels their marks joined with people's labels in the same pass;
+ * each sample's outcome is kept only for the page, the one output that shows it.
+ */
 async function readReported(
   location: string,
   flags: ReportFlags,
 ): Promise<{ rows: RunRows; calibration: Calibration | null }> {
-  if (flags.labels === undefined) return { rows: await readRun(location), calibration: null };
-  return readCalibratedRun(location, flags.labels, intervalLevel(flags.level));
+  const tally = { outcomes: flags.html !== undefined };
+  if (flags.labels === undefined) {
+    return { rows: await readRun(location, undefined, tally), calibration: null };
+  }
+  return readCalibratedRun(location, flags.labels, intervalLevel(flags.level), tally);
 }
 
 /** `calibration` in report --json: the graders' figures as eb calibrate --json gives them. */
