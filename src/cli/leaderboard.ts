@@ -1,14 +1,11 @@
 import path from "node:path";
+import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import {
-  documentOf,
-  leaderboard,
-  leaderboardText,
-  loadConfig,
-  readRun,
-  summarize,
-} from "../index.js";
-import { ruleLine } from "../render/leaderboard-text.js";
+import { leaderboardText, ruleLine } from "../render/leaderboard-text.js";
+import { leaderboard } from "../report/leaderboard.js";
+import { documentOf } from "../report/read-document.js";
+import { readRun } from "../report/read-rows.js";
+import { summarize } from "../report/run-summary.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
 import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";

@@ -1,14 +1,20 @@
 import path from "node:path";
 import pc from "picocolors";
+import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
-import type { RunDocument } from "../index.js";
-import { calibrationText, documentOf, loadConfig } from "../index.js";
-import { FAILING_LISTED, failingItems, failingItemsText } from "../render/failing.js";
+import { calibrationText } from "../render/calibrate-text.js";
+import {
+  FAILING_LISTED,
+  type FailingItem,
+  failingItems,
+  failingItemsText,
+} from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
 import { type Calibration, readCalibratedRun } from "../report/calibrate.js";
 import { isIncomplete } from "../report/coverage.js";
-import { readWrittenReport } from "../report/read-document.js";
+import type { RunDocument } from "../report/document.js";
+import { documentOf, readWrittenReport } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
 import { terminalSafe, terminalSafeJson } from "../report/terminal.js";
@@ -58,13 +64,9 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   const summary = { stats: doc.stats, ...doc.summary };
   const coverage = rows.manifest?.planned ? doc : null;
   const failing = failingItems(doc.items);
-  const failingFields = failing.map(({ id, score, samples, errors, problem }) => ({
-    ...{ id, score, samples, errors },
-    reason: problem,
-  }));
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failingFields, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing.map(failingField), graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
     : `${notRun(doc)}${terminalSafe(
         `${summaryText(summary, coverage)}${calibration ? calibrationText(calibration) : ""}${failingItemsText(failing, flags.all ? null : FAILING_LISTED)}`,
       )}`;
@@ -89,6 +91,11 @@ async function readReported(
     return { rows: await readRun(location, undefined, tally), calibration: null };
   }
   return readCalibratedRun(location, flags.labels, intervalLevel(flags.level), tally);
+}
+
+/** An item in `failing_items` of report --json. */
+function failingField({ id, score, samples, errors, problem }: FailingItem) {
+  return { id, score, samples, errors, reason: problem };
 }
 
 /** `calibration` in report --json: the graders' figures as eb calibrate --json gives them. */

@@ -107,12 +107,17 @@ export function documentOf(
   return buildDocument(rows.tally, meta, { ...options, judgeModel, text });
 }
 
+/** The run a rows file is of, as a document names it: its run folder, or the file itself. */
+export function locationOf(file: string): string {
+  return path.basename(file) === "rows.jsonl" ? path.dirname(file) : file;
+}
+
 function metaOf(
   m: ManifestSummary | null,
   file: string,
   written: WrittenReport | null,
 ): DocumentMeta {
-  const location = path.basename(file) === "rows.jsonl" ? path.dirname(file) : file;
+  const location = locationOf(file);
   const started = m?.started_at ?? null;
   const ended = m?.ended_at ?? null;
   const duration = started && ended ? Date.parse(ended) - Date.parse(started) : null;

@@ -14,6 +14,11 @@ export interface TallyOptions {
   output?: (row: StoredRow) => { text: string | null; files: Outcome["files"] };
 }
 
+// One empty list for every item without tags or kept outcomes (a million items, a million
+// lists otherwise); frozen, as nothing writes to an item's lists.
+const NO_TAGS = Object.freeze([]) as unknown as string[];
+const NO_OUTCOMES = Object.freeze([]) as unknown as Outcome[];
+
 /** What a run keeps per item: sums, not samples, so a million rows fit in memory. */
 export interface ItemTally extends ItemAgg {
   stratum: string;
@@ -43,6 +48,7 @@ export class RowTally {
   private readonly entries = new Map<string, Entry>();
   /** Items by the number a RowReader gave their id (see `add`). */
   private readonly bySlot: Entry[] = [];
+  private sorted: readonly ItemTally[] = [];
   readonly graderFailures = new Map<string, number>();
   /** Target tokens by model name. */
   readonly targetTokens = new Map<string, TokenCount>();
@@ -61,6 +67,20 @@ export class RowTally {
   /** Every item, by id. */
   get items(): ReadonlyMap<string, ItemTally> {
     return this.entries;
+  }
+
+  /**
+   * Every item in id order (UTF-16 code units), not the order rows arrived in: float sums and
+   * the bootstrap's draws then come out the same to the last digit for the same rows (a run, or
+   * its shards merged). Sorted once, until an item is added.
+   */
+  itemsById(): readonly ItemTally[] {
+    if (this.sorted.length !== this.entries.size) {
+      this.sorted = [...this.entries.values()].sort((a, b) =>
+        a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+      );
+    }
+    return this.sorted;
   }
 
   /**
@@ -93,7 +113,8 @@ export class RowTally {
 
   /** An item's samples in sample order; empty unless the tally keeps outcomes. */
   outcomesOf(id: string): Outcome[] {
-    return (this.outcomes.get(id) ?? []).sort((a, b) => a.sample - b.sample);
+    const outcomes = this.outcomes.get(id);
+    return outcomes === undefined ? NO_OUTCOMES : outcomes.sort((a, b) => a.sample - b.sample);
   }
 
   private addOutcome(row: StoredRow, status: Status): void {
@@ -128,6 +149,7 @@ export class RowTally {
     return problem;
   }
 
+  /** The latencies of uncached samples, in no particular order (a summary reorders them). */
   latencyValues(): Float64Array {
     return this.latencies.subarray(0, this.latencyCount);
   }
@@ -148,7 +170,7 @@ export class RowTally {
       sum: 0,
       n: 0,
       stratum: row.stratum ?? "",
-      tags: row.tags ?? [],
+      tags: row.tags?.length ? row.tags : NO_TAGS,
       errors: 0,
       cached: 0,
       problem: null,
