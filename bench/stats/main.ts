@@ -1,28 +1,45 @@
 /**
- * bench/stats: `eb report` and `eb compare` on 100,000 items × k=5 (500,000 rows per run), whole
- * process, with peak memory. Targets: ≤ 3 s each, peak RSS ≤ 300 MB. `report --all` also lists
- * every item that fell short, of a run that gives each item its own stratum: lists as long as the
- * run, which no call may spread into its arguments (past ~120,000 that overflowed the stack).
+ * bench/stats: `eb report` and `eb compare` on 100,000 items × k=5 (500,000 rows, ~137 MB per
+ * run), whole process, with peak memory. Targets: `eb report` ≤ 1 s and ≤ 150 MB peak RSS; `eb
+ * compare` reads two runs, so twice that. `report --all` also lists every item that fell short,
+ * of a run that gives each item its own stratum: lists as long as the run, which no call may
+ * spread into its arguments (past ~120,000 that overflowed the stack).
  *
- * Run: bench/run.sh stats [--items 100000] [--k 5]; `--items 200000` is the million rows per run
- * that crashed `eb report` with "Maximum call stack size exceeded".
+ * `--against OTHER/dist/bin/eb.js` runs another build (an older dist copied aside) on the same
+ * rows, interleaved with this one round by round so that a busy machine slows both alike, and
+ * prints the ratios of the medians; each pair of outputs must be byte for byte the same.
+ *
+ * Run: bench/run.sh stats [--items 100000] [--k 5] [--rounds 5] [--against PATH]; `--items
+ * 200000` is the million rows per run that crashed `eb report` with "Maximum call stack size
+ * exceeded".
  */
 import { spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { comparePaired } from "../../src/stats/compare.js";
 import { type ItemAgg, passRateInterval } from "../../src/stats/interval.js";
 import { createRng } from "../../src/stats/rng.js";
+import { median } from "../median.js";
 
 const { values } = parseArgs({
-  options: { items: { type: "string", default: "100000" }, k: { type: "string", default: "5" } },
+  options: {
+    items: { type: "string", default: "100000" },
+    k: { type: "string", default: "5" },
+    rounds: { type: "string", default: "5" },
+    against: { type: "string" },
+  },
 });
 const items = Number(values.items);
 const k = Number(values.k);
+const rounds = Number(values.rounds);
 const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
+const other = values.against === undefined ? null : path.resolve(values.against);
 const dir = mkdtempSync(path.join(os.tmpdir(), "eb-bench-stats-"));
+
+/** What one run reads (report) and two runs read (compare) may take. */
+const TARGET = { seconds: 1, peakMb: 150 };
 
 /**
  * Rows shaped like `eb eval` writes them; the candidate loses a little on some items. A wide run
@@ -62,17 +79,61 @@ async function writeRows(file: string, seed: number, drop: number, wide = false)
   await new Promise<void>((resolve) => out.end(() => resolve()));
 }
 
-/** Wall time and peak RSS of one whole `eb` process, via GNU time. */
-function measure(args: string[]): { seconds: number; peakMb: number; code: number | null } {
+interface Measured {
+  seconds: number;
+  peakMb: number;
+  code: number | null;
+  /** What it printed on stdout. */
+  output: Buffer;
+}
+
+/** Wall time and peak RSS of one whole `eb` process, via GNU time; its stdout kept in a file. */
+function measure(program: string, args: readonly string[]): Measured {
+  const outFile = path.join(dir, "stdout");
+  const out = openSync(outFile, "w");
   const started = performance.now();
-  const run = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, cli, ...args], {
+  const run = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, program, ...args], {
     encoding: "utf8",
-    // Its output is not measured, and --all prints more than spawnSync buffers.
-    stdio: ["ignore", "ignore", "pipe"],
+    // --all prints more than spawnSync buffers: stdout goes to a file.
+    stdio: ["ignore", out, "pipe"],
   });
   const seconds = (performance.now() - started) / 1000;
+  closeSync(out);
   const peakKb = Number(run.stderr.trim().split("\n").at(-1));
-  return { seconds, peakMb: peakKb / 1024, code: run.status };
+  return { seconds, peakMb: peakKb / 1024, code: run.status, output: readFileSync(outFile) };
+}
+
+interface Figures {
+  seconds: number;
+  peakMb: number;
+  code: number | null;
+}
+
+function medians(runs: readonly Measured[]): Figures {
+  return {
+    seconds: median(runs.map((r) => r.seconds)),
+    peakMb: median(runs.map((r) => r.peakMb)),
+    code: runs[0]!.code,
+  };
+}
+
+/** This build and the other, alternating which goes first, `rounds` times each. */
+function measureBoth(args: readonly string[]): { mine: Figures; theirs: Figures | null } {
+  const mine: Measured[] = [];
+  const theirs: Measured[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = other !== null && round % 2 === 1 ? [other, cli] : [cli, other];
+    for (const program of order) {
+      if (program === null) continue;
+      const run = measure(program, args);
+      (program === cli ? mine : theirs).push(run);
+    }
+    const [a, b] = [mine.at(-1)!, theirs.at(-1)];
+    if (b && (!a.output.equals(b.output) || a.code !== b.code)) {
+      throw new Error(`eb ${args.join(" ")}: this build's output differs from ${other}'s`);
+    }
+  }
+  return { mine: medians(mine), theirs: theirs.length > 0 ? medians(theirs) : null };
 }
 
 const base = path.join(dir, "base.jsonl");
@@ -81,18 +142,24 @@ const wide = path.join(dir, "wide.jsonl");
 await writeRows(base, 1, 0);
 await writeRows(cand, 2, 0.01);
 await writeRows(wide, 3, 0, true);
-console.log(`rows: ${items} items × k=${k} = ${items * k} per run`);
-for (const [name, args] of [
-  ["report", ["report", base]],
-  ["compare", ["compare", base, cand]],
-  ["report --interval bootstrap", ["report", base, "--interval", "bootstrap"]],
-  ["report --all (a stratum per item)", ["report", wide, "--all"]],
+console.log(`rows: ${items} items × k=${k} = ${items * k} per run; medians of ${rounds} rounds`);
+if (other !== null) console.log(`against ${other}, interleaved; outputs compared byte for byte`);
+for (const [name, runs, args] of [
+  ["report", 1, ["report", base]],
+  ["report --json", 1, ["report", base, "--json"]],
+  ["compare", 2, ["compare", base, cand]],
+  ["compare --json", 2, ["compare", base, cand, "--json"]],
+  ["report --interval bootstrap", 1, ["report", base, "--interval", "bootstrap"]],
+  ["report --all (a stratum per item)", 1, ["report", wide, "--all"]],
 ] as const) {
-  const times = [0, 1, 2].map(() => measure([...args]));
-  const best = times.reduce((a, b) => (b.seconds < a.seconds ? b : a));
-  console.log(
-    `${name.padEnd(34)} ${best.seconds.toFixed(2)} s (best of 3; target ≤ 3 s)  peak ${best.peakMb.toFixed(0)} MB (target ≤ 300)  exit ${best.code}`,
-  );
+  const { mine, theirs } = measureBoth(args);
+  const target = `target ≤ ${TARGET.seconds * runs} s, ≤ ${TARGET.peakMb * runs} MB`;
+  const figures = `${mine.seconds.toFixed(2)} s  peak ${mine.peakMb.toFixed(0)} MB (${target})  exit ${mine.code}`;
+  const versus = theirs
+    ? `  | other ${theirs.seconds.toFixed(2)} s ${theirs.peakMb.toFixed(0)} MB: time ×${(mine.seconds / theirs.seconds).toFixed(2)}, peak ×${(mine.peakMb / theirs.peakMb).toFixed(2)}`
+    : "";
+  const over = mine.seconds > TARGET.seconds * runs || mine.peakMb > TARGET.peakMb * runs;
+  console.log(`${name.padEnd(34)} ${figures}${versus}${over ? "  OVER" : ""}`);
 }
 rmSync(dir, { recursive: true, force: true });
 

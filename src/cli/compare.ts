@@ -1,19 +1,19 @@
 import path from "node:path";
 import { EXIT, InputError } from "../errors.js";
-import type { CompareBlock, RunDocument } from "../index.js";
+import { COMPARE_MARKER, comparisonMarkdown } from "../render/compare-markdown.js";
+import { comparisonText } from "../render/compare-text.js";
+import { compareJunit } from "../render/junit.js";
+import { gateLine } from "../render/run-text.js";
+import type { CompareFigures } from "../report/blocks.js";
 import {
-  COMPARE_MARKER,
   compareBlock,
-  compareJunit,
+  compareRunFiles,
   compareRunRows,
-  compareRuns,
   comparisonGate,
-  comparisonMarkdown,
-  comparisonText,
-  gateLine,
-  readDocument,
   withComparison,
-} from "../index.js";
+} from "../report/compare-runs.js";
+import type { RunDocument } from "../report/document.js";
+import { readDocument } from "../report/read-document.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import { terminalSafeJson, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
@@ -54,27 +54,30 @@ export async function compareCommand(
   const options = compareOptions(flags);
   if (flags.json && flags.markdown) throw new InputError("--json and --markdown: pass one of them");
   const [base, cand] = (await runLocations([baseline, candidate], flags.cwd)) as [string, string];
-  // Each sample's outcome only for the outputs that show them.
-  const outcomes = flags.junit !== undefined || flags.html !== undefined;
-  const read = { ...summaryOptions(options), outcomes };
-  const compared = await compareRuns(base, cand, options, read, (block) =>
-    comparisonGate(block, flags.inconclusive, base),
+  // Each sample's outcome, and what the runs wrote beside their rows (each item's input and
+  // source, the threshold), only for the outputs that show them.
+  const pages = flags.junit !== undefined || flags.html !== undefined;
+  const read = { ...summaryOptions(options), outcomes: pages, writtenReport: pages };
+  const compared = await compareRunFiles(base, cand, options, read, (figures) =>
+    comparisonGate(figures, flags.inconclusive, base),
   );
-  const { baseDoc, candDoc } = compared;
-  const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
+  const code = compared.gate.passed ? EXIT.passed : EXIT.fellShort;
   if (flags.markdown) {
-    for (const warning of candDoc.compare!.warnings) printWarning(warning);
+    for (const warning of compared.figures.warnings) printWarning(warning);
+    const { baseDoc, candDoc } = await compared.documents();
     const body = comparisonMarkdown(baseDoc, candDoc);
     process.stdout.write(`${[COMPARE_MARKER, "", ...body].join("\n")}\n`);
-  } else printComparison(candDoc.compare!, flags.json === true);
+  } else printComparison(compared.figures, flags.json === true);
   if (flags.junit !== undefined) {
+    const { baseDoc, candDoc } = await compared.documents();
     await writeJunit(flags.junit, compareJunit(baseDoc, candDoc, `eb compare ${base} ${cand}`));
   }
   // Annotations keep off stdout when it carries JSON or the comment body.
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;
-  await compareToGithub(baseDoc, candDoc, compared.candFile, annotations);
+  await compareToGithub(compared.documents, annotations);
   if (flags.html !== undefined) {
-    const runDirs = [compared.baseFile, compared.candFile].map((file) => path.dirname(file));
+    const { baseDoc, candDoc, baseFile, candFile } = await compared.documents();
+    const runDirs = [baseFile, candFile].map((file) => path.dirname(file));
     await writeHtmlPage(flags.html, { documents: [baseDoc, candDoc], leaderboard: null }, runDirs);
   }
   return code;
@@ -100,7 +103,7 @@ export function compareOptions(flags: GateFlags & Partial<CompareFlags>): Compar
 }
 
 /** The warnings on stderr, then the comparison as text or JSON on stdout. */
-export function printComparison(c: CompareBlock, json: boolean): void {
+export function printComparison(c: CompareFigures, json: boolean): void {
   for (const warning of c.warnings) printWarning(warning);
   if (json) {
     const object = {

@@ -1,6 +1,5 @@
 import { appendFile, stat } from "node:fs/promises";
-import type { RunDocument } from "../index.js";
-import { comparisonMarkdown } from "../index.js";
+import { comparisonMarkdown } from "../render/compare-markdown.js";
 import {
   type Annotation,
   annotationLines,
@@ -12,6 +11,7 @@ import {
   summaryWithin,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
+import type { RunDocument } from "../report/document.js";
 import { type GithubEnv, githubAsked, githubEnv } from "./github-env.js";
 import { printWarning, writeCommands } from "./output.js";
 import { runDefinitions } from "./run-definitions.js";
@@ -51,14 +51,16 @@ export function runToGithub(run: FinishedRun): Promise<void> {
   });
 }
 
-/** After `eb compare`: the comparison in the job summary, an annotation per broke item. */
+/**
+ * After `eb compare`: the comparison in the job summary, an annotation per broke item. The
+ * runs' documents are built only when GitHub Actions asks.
+ */
 export function compareToGithub(
-  base: RunDocument,
-  cand: RunDocument,
-  candFile: string,
+  documents: () => Promise<{ baseDoc: RunDocument; candDoc: RunDocument; candFile: string }>,
   annotations: NodeJS.WritableStream,
 ): Promise<void> {
   return whenAsked(async (github) => {
+    const { baseDoc: base, candDoc: cand, candFile } = await documents();
     if (github.annotate) await annotateBroke(github, base, cand, candFile, annotations);
     if (github.summaryFile === null) return;
     const body = comparisonMarkdown(base, cand);

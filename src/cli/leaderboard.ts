@@ -1,7 +1,9 @@
 import path from "node:path";
+import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
-import { leaderboard, leaderboardText, loadConfig, readDocument } from "../index.js";
-import { ruleLine } from "../render/leaderboard-text.js";
+import { leaderboardText, ruleLine } from "../render/leaderboard-text.js";
+import { leaderboard } from "../report/leaderboard.js";
+import { readDocument } from "../report/read-document.js";
 import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { writeHtmlPage } from "./html-page.js";
 import { intervalLevel } from "./options.js";

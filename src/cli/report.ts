@@ -1,8 +1,8 @@
 import path from "node:path";
 import pc from "picocolors";
+import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
-import type { RunDocument } from "../index.js";
-import { calibrationText, documentOf, loadConfig, readDocument } from "../index.js";
+import { calibrationText } from "../render/calibrate-text.js";
 import {
   FAILING_LISTED,
   type FailingItem,
@@ -13,6 +13,8 @@ import { notRunLine } from "../render/not-run.js";
 import { summaryText } from "../render/stats-text.js";
 import { type Calibration, readCalibratedRun } from "../report/calibrate.js";
 import { type Coverage, isIncomplete } from "../report/coverage.js";
+import type { RunDocument } from "../report/document.js";
+import { documentOf, readWrittenReport } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import type { RunSummary } from "../report/run-summary.js";
 import { fractionalScoreWarning } from "../report/score-warnings.js";
@@ -43,6 +45,8 @@ export interface ReportFlags {
 export async function reportCommand(run: string, flags: ReportFlags): Promise<number> {
   const config = await loadConfig({ cwd: flags.cwd });
   const { rows, calibration } = await readReported(await runLocation(run, flags.cwd), flags);
+  // The page shows what the run wrote beside its rows, as the run's own page does.
+  const written = flags.html === undefined ? null : await readWrittenReport(rows.file);
   const warnings = [
     ...rows.warnings,
     ...fractionalScoreWarning(rows.tally.items.values(), "run"),
@@ -57,34 +61,40 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
     pricing: config.pricing,
     judgeModel: rows.manifest?.judge_model ?? null,
   };
-  const doc = documentOf(rows, summaryOptions);
+  const doc = documentOf(rows, summaryOptions, written);
   const summary = { stats: doc.stats, ...doc.summary };
   const coverage = rows.manifest?.planned ? doc : null;
   const failing = failingItems(doc.items);
-  const failingFields = failing.map(({ id, score, samples, errors, problem }) => ({
-    ...{ id, score, samples, errors },
-    reason: problem,
-  }));
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failingFields, graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing.map(failingField), graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
     : `${notRun(doc)}${reportText(terminalSafeStrings({ summary, calibration, failing }), coverage, flags.all === true)}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {
-    const { document } = await readDocument(rows.file, { outcomes: true, ...summaryOptions });
-    const page = { documents: [document], leaderboard: null };
+    const page = { documents: [doc], leaderboard: null };
     await writeHtmlPage(flags.html, page, [path.dirname(rows.file)]);
   }
   return EXIT.passed;
 }
 
-/** The run's rows, and with --labels their marks joined with people's labels in the same pass. */
+/**
+ * The run's rows, and with --labels their marks joined with people's labels in the same pass;
+ * each sample's outcome is kept only for the page, the one output that shows it.
+ */
 async function readReported(
   location: string,
   flags: ReportFlags,
 ): Promise<{ rows: RunRows; calibration: Calibration | null }> {
-  if (flags.labels === undefined) return { rows: await readRun(location), calibration: null };
-  return readCalibratedRun(location, flags.labels, intervalLevel(flags.level));
+  const tally = { outcomes: flags.html !== undefined };
+  if (flags.labels === undefined) {
+    return { rows: await readRun(location, undefined, tally), calibration: null };
+  }
+  return readCalibratedRun(location, flags.labels, intervalLevel(flags.level), tally);
+}
+
+/** An item in `failing_items` of report --json. */
+function failingField({ id, score, samples, errors, problem }: FailingItem) {
+  return { id, score, samples, errors, reason: problem };
 }
 
 /** The statistics, the calibration with --labels, and the items that fell short. */

@@ -1,8 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { loadConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
-import { loadConfig } from "../index.js";
 import { summarizeManifest } from "../report/manifest.js";
 import type { RunKind } from "../report/record.js";
 import { readManifest } from "../run/rows.js";

@@ -1,4 +1,4 @@
-import type { CompareBlock } from "../report/blocks.js";
+import type { CompareFigures } from "../report/blocks.js";
 
 const IDS_SHOWN = 10;
 
@@ -9,7 +9,7 @@ export const VERDICT_TEXT = {
 } as const;
 
 /** What `eb compare` prints: delta and interval, broke/fixed, strata, MDE, verdict. */
-export function comparisonText(c: CompareBlock): string {
+export function comparisonText(c: CompareFigures): string {
   const level = `${Math.round(c.ci_level * 100)}%`;
   const lines = [
     `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${c.paired} items (${c.ci_method})`,
@@ -24,7 +24,7 @@ export function comparisonText(c: CompareBlock): string {
 }
 
 /** Per-stratum deltas, saying whether their intervals hold one by one or together. */
-function strataLines(c: CompareBlock): string[] {
+function strataLines(c: CompareFigures): string[] {
   // One stratum is the whole run, already above.
   if (c.strata.length < 2) return [];
   return [
@@ -37,7 +37,7 @@ function strataLines(c: CompareBlock): string[] {
 }
 
 /** How the per-stratum intervals hold: one by one, or (Bonferroni) all together. */
-export function strataLevel(c: CompareBlock): string {
+export function strataLevel(c: CompareFigures): string {
   const each = `${Math.round(c.strata[0]!.level * 1000) / 10}%`;
   return c.strata[0]!.verdict !== null
     ? `Bonferroni-adjusted: ${each} each, so all ${c.strata.length} hold together`
@@ -45,7 +45,7 @@ export function strataLevel(c: CompareBlock): string {
 }
 
 /** What an inconclusive gate needs to decide, estimated from this comparison's item scores. */
-export function neededLine(c: CompareBlock): string {
+export function neededLine(c: CompareFigures): string {
   if (c.items_needed === null) return "";
   const drop = `a drop of ${c.margin} from no change`;
   if (c.items_needed <= c.paired) {

@@ -50,6 +50,8 @@ export const compareBlockSchema = z
   })
   .describe("The paired comparison with a baseline run.");
 export type CompareBlock = z.output<typeof compareBlockSchema>;
+/** The comparison without how each item moved: what the terminal and `eb compare --json` show. */
+export type CompareFigures = Omit<CompareBlock, "changes">;
 
 const countsShape = {
   wins: count.describe("Pairs where both orders chose the candidate's answer."),

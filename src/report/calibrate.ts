@@ -16,6 +16,7 @@ import { effectiveTrials, type ItemAgg, itemScores, passRateInterval } from "../
 import { type Label, labelKey, readLabels } from "./labels.js";
 import { type RunRows, readRun } from "./read-rows.js";
 import type { RunKind, StoredRow } from "./record.js";
+import type { TallyOptions } from "./row-tally.js";
 
 /** The figures of one grader (`--json` field names). */
 export interface GraderCalibration {
@@ -63,9 +64,10 @@ export async function readCalibratedRun(
   location: string,
   labelsFile: string,
   level: number,
+  tally: TallyOptions = {},
 ): Promise<{ rows: RunRows; calibration: Calibration }> {
   const join = new LabelJoin(labelsFile, await readLabels(labelsFile));
-  const rows = await readRun(location, (row, kind) => join.add(row, kind));
+  const rows = await readRun(location, (row, kind) => join.add(row, kind), tally);
   return { rows, calibration: join.result(level) };
 }
 

@@ -1,10 +1,15 @@
 import { InputError } from "../errors.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
-import type { Change, CompareBlock } from "./blocks.js";
+import type { Change, CompareBlock, CompareFigures } from "./blocks.js";
 import type { DocumentItem, RunDocument } from "./document.js";
 import type { ManifestSummary } from "./manifest.js";
-import { type ReadDocumentOptions, readDocument } from "./read-document.js";
-import type { RunRows } from "./read-rows.js";
+import {
+  documentOf,
+  locationOf,
+  type ReadDocumentOptions,
+  readWrittenReport,
+} from "./read-document.js";
+import { type RunRows, readRun } from "./read-rows.js";
 import { fractionalScoreWarning, samplesPerItemWarning } from "./score-warnings.js";
 
 export interface RunComparison extends Comparison {
@@ -91,8 +96,18 @@ export function preview(ids: readonly string[]): string {
  * outcome or answer per sample did not.
  */
 export function compareBlock(c: RunComparison, base: RunDocument, cand: RunDocument): CompareBlock {
+  const baseline = { run_id: base.run_id, location: base.output_dir };
+  const { warnings, ...figures } = compareFigures(c, baseline);
+  return { ...figures, changes: changesOf(c, base, cand), warnings };
+}
+
+/** The block but for `changes`, which needs both runs' documents. */
+export function compareFigures(
+  c: RunComparison,
+  baseline: CompareBlock["baseline"],
+): CompareFigures {
   return {
-    baseline: { run_id: base.run_id, location: base.output_dir },
+    baseline,
     delta: c.delta,
     ci_low: c.low,
     ci_high: c.high,
@@ -108,7 +123,6 @@ export function compareBlock(c: RunComparison, base: RunDocument, cand: RunDocum
     missing_from_candidate: c.missingFromCandidate,
     missing_from_baseline: c.missingFromBaseline,
     strata: c.strata,
-    changes: changesOf(c, base, cand),
     warnings: c.warnings,
   };
 }
@@ -159,24 +173,71 @@ export interface ComparedRuns {
   candFile: string;
 }
 
+type Gate = (figures: CompareFigures) => { passed: boolean; rule: string };
+
 /** Both runs' documents, the candidate's with the comparison and the gate's verdict in it. */
 export async function compareRuns(
   base: string,
   cand: string,
   options: CompareOptions,
   read: ReadDocumentOptions,
-  gate: (block: CompareBlock) => { passed: boolean; rule: string },
+  gate: Gate,
 ): Promise<ComparedRuns> {
-  const [b, c] = await Promise.all([readDocument(base, read), readDocument(cand, read)]);
-  const comparison = compareRunRows(b.rows, c.rows, options);
-  const block = compareBlock(comparison, b.document, c.document);
-  return {
-    comparison,
-    baseDoc: b.document,
-    candDoc: withComparison(c.document, block, gate(block)),
-    baseFile: b.rows.file,
-    candFile: c.rows.file,
+  const compared = await compareRunFiles(base, cand, options, read, gate);
+  return { comparison: compared.comparison, ...(await compared.documents()) };
+}
+
+/** Two runs compared, their documents not built yet. */
+export interface ComparedFiles {
+  comparison: RunComparison;
+  figures: CompareFigures;
+  gate: { passed: boolean; rule: string };
+  /**
+   * Builds both runs' documents (on the first call; later calls give the same), the
+   * candidate's with the comparison and the gate's verdict in it, and the rows files.
+   */
+  documents: () => Promise<Omit<ComparedRuns, "comparison">>;
+}
+
+/**
+ * The paired gate of two runs (folders or rows files) from their rows alone: what the terminal
+ * and `--json` print. The documents, a pass over every item of both runs, wait until an output
+ * shows them.
+ */
+export async function compareRunFiles(
+  base: string,
+  cand: string,
+  options: CompareOptions,
+  read: ReadDocumentOptions,
+  gate: Gate,
+): Promise<ComparedFiles> {
+  const tally = { outcomes: read.outcomes };
+  const [b, c] = await Promise.all([
+    readRun(base, undefined, tally),
+    readRun(cand, undefined, tally),
+  ]);
+  const comparison = compareRunRows(b, c, options);
+  const baseline = { run_id: b.manifest?.run_id ?? null, location: locationOf(b.file) };
+  const figures = compareFigures(comparison, baseline);
+  const passed = gate(figures);
+  let documents: ReturnType<ComparedFiles["documents"]> | null = null;
+  const build = async () => {
+    const [baseDoc, candDoc] = await Promise.all([documentRead(b, read), documentRead(c, read)]);
+    const block = compareBlock(comparison, baseDoc, candDoc);
+    return {
+      baseDoc,
+      candDoc: withComparison(candDoc, block, passed),
+      baseFile: b.file,
+      candFile: c.file,
+    };
   };
+  return { comparison, figures, gate: passed, documents: () => (documents ??= build()) };
+}
+
+/** The document of rows read, with what the run wrote beside them when `read` asks for it. */
+async function documentRead(rows: RunRows, read: ReadDocumentOptions): Promise<RunDocument> {
+  const written = read.writtenReport ? await readWrittenReport(rows.file) : null;
+  return documentOf(rows, read, written);
 }
 
 /**
@@ -184,7 +245,7 @@ export async function compareRuns(
  * naming the baseline as the user gave it.
  */
 export function comparisonGate(
-  block: CompareBlock,
+  block: CompareFigures,
   inconclusive: "fail" | "pass",
   baseline: string,
 ): { passed: boolean; rule: string } {

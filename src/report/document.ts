@@ -226,17 +226,18 @@ function costOf(summary: RunSummary): number | null {
   return priced.reduce((sum, t) => sum + (t.cost ?? 0), 0);
 }
 
-/** Worst first: lowest score, then most errors, then by id (the same rows, the same order). */
+/**
+ * Worst first: lowest score, then most errors, then by id (the same rows, the same order): a
+ * stable sort of the items in id order keeps ties by id.
+ */
 function itemsOf(tally: RowTally, text?: (id: string) => ItemText | undefined): DocumentItem[] {
-  return [...tally.items.values()]
+  return [...tally.itemsById()]
     .sort(worstFirst)
     .map((item) => itemOf(item, tally, text?.(item.id)));
 }
 
 function worstFirst(a: ItemTally, b: ItemTally): number {
-  return (
-    a.sum / a.n - b.sum / b.n || b.errors - a.errors || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  );
+  return a.sum / a.n - b.sum / b.n || b.errors - a.errors;
 }
 
 function itemOf(item: ItemTally, tally: RowTally, text: ItemText | undefined): DocumentItem {

@@ -59,7 +59,9 @@ export class JudgeNoiseTally {
   private readonly checks = new Map<string, Votes>();
 
   add(row: StoredRow): void {
-    for (const [grader, votes] of Object.entries(row.votes ?? {})) {
+    const all = row.votes;
+    for (const grader in all) {
+      const votes = all[grader]!;
       if (votes.length < 2) continue;
       const passes = votes.filter((v) => v === 1).length;
       this.addAnswer(grader, row.id, { passes, count: votes.length });

@@ -74,6 +74,8 @@ const SHOWN_CHARS = 60;
  */
 const NUMERIC_ID = 1 << 29;
 const LOW_SAMPLES = 29;
+/** Ids of the first chunk of `known` (it doubles as more come). */
+const FIRST_IDS = 1024;
 
 interface Dropped {
   field: SideField;
@@ -92,10 +94,18 @@ interface Dropped {
  * Validated by hand, not by a schema: this runs once per row, a million times.
  */
 export class RowReader {
-  private readonly items = new Map<string, number>();
-  /** Samples past the bits of `items`, as `<id>\0<sample>`. */
+  /** Each id's number, from 0 in the order the ids first appear. */
+  private readonly slots = new Map<string, number>();
+  /** What is known of each id, by its number. */
+  private known = new Int32Array(FIRST_IDS);
+  /** Samples past the bits of `known`, as `<id>\0<sample>`. */
   private readonly highSamples = new Set<string>();
   private readonly dropped = new Map<string, Dropped>();
+  /**
+   * The number of the last row's id (0 for the first id to appear, 1 for the next…): a tally
+   * keeps its items by it, without looking the id up again.
+   */
+  slot = -1;
 
   /** The line's row or manifest, null for a blank line, or what is wrong with it. */
   read(text: string, line: number): Line | string | null {
@@ -111,14 +121,17 @@ export class RowReader {
     if (value.manifest !== undefined) return `"manifest" must be an object${FIX}`;
     const problem = coreProblem(value) ?? this.identityProblem(value);
     if (problem !== null) return problem;
-    const row: StoredRow = { ...value, id: String(value.id), score: value.score as number };
+    // The parsed object becomes the row, changed in place: a copy of each of a million rows
+    // would cost a third of the parse.
+    if (typeof value.id === "number") value.id = String(value.id);
     for (const field of SIDE_FIELDS) {
       const found = value[field.name];
       if (found === undefined || field.valid(found)) continue;
-      delete row[field.name];
+      delete value[field.name];
       this.drop(field, line, found);
     }
-    return row;
+    // coreProblem found id (now a string) and score as a row has them.
+    return value as typeof value & Pick<StoredRow, "id" | "score">;
   }
 
   /** One warning per dropped field: how many rows, the first line and its value. */
@@ -141,28 +154,45 @@ export class RowReader {
   private identityProblem(value: Record<string, unknown>): string | null {
     const id = String(value.id);
     const numeric = typeof value.id === "number" ? NUMERIC_ID : 0;
-    const known = this.items.get(id) ?? numeric;
+    const slot = this.slotOf(id, numeric);
+    const known = this.known[slot]!;
     if ((known & NUMERIC_ID) !== numeric) {
       const [here, there] = numeric ? ["a number", "a string"] : ["a string", "a number"];
       return `id ${shown(value.id)} is ${here} here and ${there} on an earlier line — both would count as one item ${shown(id)}: write every id the same way`;
     }
     const sample = value.sample as number | undefined;
-    if (!this.markRead(id, known, sample)) return null;
+    this.slot = slot;
+    if (!this.markRead(id, slot, sample)) return null;
     return `a second row for id ${shown(id)}, sample ${sample} — a rows file holds one row per item and sample; were two runs' rows joined? Report each run on its own`;
   }
 
+  /** The id's number; a new id gets the next one, written as a number or not as this row has it. */
+  private slotOf(id: string, numeric: number): number {
+    const slot = this.slots.get(id);
+    if (slot !== undefined) return slot;
+    const next = this.slots.size;
+    this.slots.set(id, next);
+    if (next === this.known.length) {
+      const grown = new Int32Array(next * 2);
+      grown.set(this.known);
+      this.known = grown;
+    }
+    this.known[next] = numeric;
+    return next;
+  }
+
   /** Records the row's sample; true if that sample of the id was read before. */
-  private markRead(id: string, known: number, sample: number | undefined): boolean {
-    if (sample === undefined || sample >= LOW_SAMPLES) {
-      this.items.set(id, known);
-      if (sample === undefined) return false;
+  private markRead(id: string, slot: number, sample: number | undefined): boolean {
+    if (sample === undefined) return false;
+    if (sample >= LOW_SAMPLES) {
       const key = `${id}\0${sample}`;
       const before = this.highSamples.has(key);
       this.highSamples.add(key);
       return before;
     }
     const bit = 1 << sample;
-    this.items.set(id, known | bit);
+    const known = this.known[slot]!;
+    this.known[slot] = known | bit;
     return (known & bit) !== 0;
   }
 }

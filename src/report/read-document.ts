@@ -1,8 +1,15 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { buildDocument, type DocumentMeta, type RunDocument } from "./document.js";
+import { z } from "zod";
+import {
+  budgetSchema,
+  buildDocument,
+  type DocumentMeta,
+  type ItemText,
+  type RunDocument,
+} from "./document.js";
 import type { ManifestSummary } from "./manifest.js";
 import { type RunRows, readRun } from "./read-rows.js";
-import { RowTally } from "./row-tally.js";
 import type { SummaryOptions } from "./run-summary.js";
 
 export interface ReadDocumentOptions extends SummaryOptions {
@@ -10,6 +17,12 @@ export interface ReadDocumentOptions extends SummaryOptions {
   outcomes?: boolean;
   /** The gate's threshold the verdict is judged at (the run's own, when the caller knows it). */
   passThreshold?: number;
+  /**
+   * Take what the rows do not hold from the run folder's report.json, when it has one (see
+   * readWrittenReport): the document is then the one the run wrote. Off for figures alone: a big
+   * run's report.json is larger than its rows.
+   */
+  writtenReport?: boolean;
 }
 
 /**
@@ -21,19 +34,90 @@ export async function readDocument(
   location: string,
   options: ReadDocumentOptions = {},
 ): Promise<{ document: RunDocument; rows: RunRows }> {
-  const rows = await readRun(location, undefined, new RowTally({ outcomes: options.outcomes }));
-  return { document: documentOf(rows, options), rows };
+  const rows = await readRun(location, undefined, { outcomes: options.outcomes });
+  const written = options.writtenReport ? await readWrittenReport(rows.file) : null;
+  return { document: documentOf(rows, options, written), rows };
+}
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().catch(null).default(null);
+
+/** Each field on its own: one that is missing or of another shape reads as absent. */
+const writtenReportSchema = z.object({
+  pass_threshold: nullable(z.number().min(0).max(1)),
+  budget: budgetSchema.catch(null).default(null),
+  not_run: nullable(z.array(z.object({ id: z.string(), stratum: z.string() }))),
+  items: z
+    .array(
+      z.object({
+        id: z.string(),
+        type: nullable(z.string()),
+        description: nullable(z.string()),
+        source: nullable(z.string()),
+        line: nullable(z.number().int().min(1)),
+        input: nullable(z.string()),
+      }),
+    )
+    .catch([])
+    .default([]),
+});
+
+/**
+ * What a run wrote in its report.json that its rows do not hold: the gate's threshold, the
+ * budget, the items it planned and never ran, and each item's type, description, source, line
+ * and input (the case's messages). Null for a rows file outside a run folder, or a report.json
+ * that is missing or not JSON: the rows alone then make the document.
+ */
+export interface WrittenReport {
+  passThreshold: number | null;
+  budget: RunDocument["budget"];
+  notRun: RunDocument["not_run"] | null;
+  texts: ReadonlyMap<string, ItemText>;
+}
+
+export async function readWrittenReport(rowsFile: string): Promise<WrittenReport | null> {
+  if (path.basename(rowsFile) !== "rows.jsonl") return null;
+  const file = path.join(path.dirname(rowsFile), "report.json");
+  const text = await readFile(file, "utf8").catch(() => null);
+  if (text === null) return null;
+  const parsed = writtenReportSchema.safeParse(parseJson(text));
+  if (!parsed.success) return null;
+  const { pass_threshold, budget, not_run, items } = parsed.data;
+  const texts = new Map(items.map(({ id, ...fields }) => [id, fields]));
+  return { passThreshold: pass_threshold, budget, notRun: not_run, texts };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /** The document of rows already read (a leaderboard's runs), without reading them again. */
-export function documentOf(rows: RunRows, options: ReadDocumentOptions = {}): RunDocument {
-  const meta = metaOf(rows.manifest, rows.file, options.passThreshold ?? 1);
+export function documentOf(
+  rows: RunRows,
+  options: ReadDocumentOptions = {},
+  written: WrittenReport | null = null,
+): RunDocument {
+  const meta = metaOf(rows.manifest, rows.file, written);
+  if (options.passThreshold !== undefined) meta.passThreshold = options.passThreshold;
   const judgeModel = options.judgeModel ?? rows.manifest?.judge_model ?? null;
-  return buildDocument(rows.tally, meta, { ...options, judgeModel });
+  const text = written ? (id: string) => written.texts.get(id) : undefined;
+  return buildDocument(rows.tally, meta, { ...options, judgeModel, text });
 }
 
-function metaOf(m: ManifestSummary | null, file: string, passThreshold: number): DocumentMeta {
-  const location = path.basename(file) === "rows.jsonl" ? path.dirname(file) : file;
+/** The run a rows file is of, as a document names it: its run folder, or the file itself. */
+export function locationOf(file: string): string {
+  return path.basename(file) === "rows.jsonl" ? path.dirname(file) : file;
+}
+
+function metaOf(
+  m: ManifestSummary | null,
+  file: string,
+  written: WrittenReport | null,
+): DocumentMeta {
+  const location = locationOf(file);
   const started = m?.started_at ?? null;
   const ended = m?.ended_at ?? null;
   const duration = started && ended ? Date.parse(ended) - Date.parse(started) : null;
@@ -56,11 +140,13 @@ function metaOf(m: ManifestSummary | null, file: string, passThreshold: number):
       merged: m?.shards && m.merged_runs ? { shards: m.shards, runs: m.merged_runs } : null,
     },
     itemsPlanned: m?.planned?.items ?? null,
-    planned: m?.kind === "checks" ? Object.keys(m.definitions).map((id) => ({ id })) : undefined,
-    passThreshold,
+    planned:
+      written?.notRun ??
+      (m?.kind === "checks" ? Object.keys(m.definitions).map((id) => ({ id })) : undefined),
+    passThreshold: written?.passThreshold ?? 1,
     // A run that never ended (killed) is as incomplete as one interrupted.
     interrupted: m !== null && m.started_at !== null && (m.interrupted ?? true),
-    budget: null,
+    budget: written?.budget ?? null,
     budgetExhausted: m?.budget_exceeded ?? false,
   };
 }

@@ -5,7 +5,7 @@ import { type ManifestSummary, summarizeManifest } from "./manifest.js";
 import { type Line, NOT_JSON, RowReader } from "./parse-row.js";
 import type { RunKind, StoredRow } from "./record.js";
 import { forEachLineOf } from "./row-lines.js";
-import { RowTally } from "./row-tally.js";
+import { RowTally, type TallyOptions } from "./row-tally.js";
 
 export interface RunRows {
   /** The rows file that was read. */
@@ -24,16 +24,17 @@ export interface RunRows {
 export async function readRun(
   location: string,
   visit?: (row: StoredRow, kind: RunKind | null) => void,
-  tally = new RowTally(),
+  options: TallyOptions = {},
 ): Promise<RunRows> {
   const file = await rowsFile(location);
+  const tally = new RowTally(options);
   let manifest: ManifestSummary | null = null;
-  const warnings = await forEachLine(file, (parsed) => {
+  const warnings = await forEachLine(file, (parsed, _, slot) => {
     if ("manifest" in parsed) {
       manifest = summarizeManifest(parsed.manifest);
       return;
     }
-    tally.add(parsed);
+    tally.add(parsed, slot);
     visit?.(parsed, manifest?.kind ?? null);
   });
   return { file, manifest, tally, warnings };
@@ -70,14 +71,14 @@ export function forEachRowOf(
  */
 async function forEachLine(
   file: string,
-  visit: (line: Line, text: string) => void,
+  visit: (line: Line, text: string, slot: number) => void,
 ): Promise<string[]> {
   const reader = new RowReader();
   let cutShort: number | null = null;
   await forEachLineOf(file, (text, line, ended) => {
     const parsed = reader.read(text, line);
     if (parsed === null) return;
-    if (typeof parsed !== "string") visit(parsed, text);
+    if (typeof parsed !== "string") visit(parsed, text, reader.slot);
     else if (!ended && parsed === NOT_JSON) cutShort = line;
     else throw new InputError(`${file}:${line}: ${parsed}`);
   });

@@ -1,5 +1,5 @@
 import { constants } from "node:buffer";
-import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
 import { InputError } from "../errors.js";
 
 /**
@@ -11,27 +11,48 @@ export const MAX_LINE_BYTES = constants.MAX_STRING_LENGTH;
 /** A line's text (without its "\n"), its number from 1, and whether a "\n" ended it. */
 export type LineVisitor = (text: string, line: number, ended: boolean) => void;
 
+/** Bytes read at a time. */
+const CHUNK_BYTES = 256 * 1024;
+
 /**
- * Calls `visit` with every line of `file`, cut from bytes as they stream past: memory holds one
- * line at most, and a line over MAX_LINE_BYTES is refused as soon as it gets there.
+ * Calls `visit` with every line of `file`, cut from bytes as they are read: memory holds one
+ * line at most, and a line over MAX_LINE_BYTES is refused as soon as it gets there. Two buffers
+ * take turns, used again and again (a fresh buffer per read, as a read stream makes, costs more
+ * than the lines it holds): the next chunk is read while this one is cut.
  */
 export async function forEachLineOf(file: string, visit: LineVisitor): Promise<void> {
   const splitter = new LineSplitter(file, visit);
+  const handle = await open(file).catch(cannotRead(file));
+  const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)] as const;
+  const read = (buffer: Buffer) =>
+    handle.read(buffer, 0, CHUNK_BYTES, null).then(({ bytesRead }) => bytesRead, cannotRead(file));
+  let next = read(buffers[0]);
   try {
-    for await (const chunk of createReadStream(file)) {
-      splitter.push(chunk as Buffer);
+    for (let turn = 1; ; turn++) {
+      const bytes = await next;
+      if (bytes === 0) break;
+      next = read(buffers[turn % 2]!);
+      splitter.push(buffers[(turn + 1) % 2]!, bytes);
     }
-  } catch (error) {
-    if (!isSystemError(error)) throw error;
-    throw new InputError(
-      `${file}: cannot read the rows file (${error.code}) — check the path and its permissions`,
-    );
+  } finally {
+    // A bad line stops the loop with a read under way: it ends (its error unheard) before close.
+    await next.catch(() => 0);
+    await handle.close();
   }
   splitter.end();
 }
 
+function cannotRead(file: string): (error: unknown) => never {
+  return (error) => {
+    if (!isSystemError(error)) throw error;
+    throw new InputError(
+      `${file}: cannot read the rows file (${error.code}) — check the path and its permissions`,
+    );
+  };
+}
+
 class LineSplitter {
-  /** The start of the line under way, from earlier chunks. */
+  /** The start of the line under way, copied from earlier chunks (the buffer is read into again). */
   private parts: Buffer[] = [];
   private size = 0;
   private line = 1;
@@ -41,34 +62,46 @@ class LineSplitter {
     private readonly visit: LineVisitor,
   ) {}
 
-  push(chunk: Buffer): void {
+  /** The lines ended in `chunk[0, length)`; the start of the next one is kept. */
+  push(chunk: Buffer, length: number): void {
+    const last = chunk.lastIndexOf(10, length - 1);
+    if (last === -1) {
+      this.keep(chunk, 0, length);
+      return;
+    }
     let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      this.emit(chunk, start, nl, true);
-      start = nl + 1;
+    if (this.parts.length > 0) {
+      const first = chunk.indexOf(10);
+      this.emit(chunk, first, true);
+      start = first + 1;
     }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      this.grow(rest.length);
-      this.parts.push(rest);
+    // The whole lines of the chunk decoded at once, then cut: a "\n" byte never occurs inside a
+    // multi-byte UTF-8 character, so each line decodes as it would alone.
+    const text = chunk.toString("utf8", start, last + 1);
+    let from = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
+      this.visit(text.slice(from, nl), this.line++, true);
+      from = nl + 1;
     }
+    if (last + 1 < length) this.keep(chunk, last + 1, length);
   }
 
   end(): void {
-    if (this.size > 0) this.emit(Buffer.alloc(0), 0, 0, false);
+    if (this.size > 0) this.emit(Buffer.alloc(0), 0, false);
   }
 
-  /** Emits the line made of the parts kept so far and `chunk[start, end)`. */
-  private emit(chunk: Buffer, start: number, end: number, ended: boolean): void {
-    this.grow(end - start);
-    // Most lines lie within one chunk: decoded in place, without a copy or a Buffer per line.
-    const text =
-      this.parts.length === 0
-        ? chunk.toString("utf8", start, end)
-        : Buffer.concat([...this.parts, chunk.subarray(start, end)]).toString("utf8");
-    if (this.parts.length > 0) this.parts = [];
+  /** Emits the line made of the parts kept so far and `chunk[0, end)`. */
+  private emit(chunk: Buffer, end: number, ended: boolean): void {
+    this.grow(end);
+    const text = Buffer.concat([...this.parts, chunk.subarray(0, end)]).toString("utf8");
+    this.parts = [];
     this.size = 0;
     this.visit(text, this.line++, ended);
+  }
+
+  private keep(chunk: Buffer, start: number, end: number): void {
+    this.grow(end - start);
+    this.parts.push(Buffer.from(chunk.subarray(start, end)));
   }
 
   private grow(bytes: number): void {

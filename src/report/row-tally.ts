@@ -14,6 +14,11 @@ export interface TallyOptions {
   output?: (row: StoredRow) => { text: string | null; files: Outcome["files"] };
 }
 
+// One empty list for every item without tags or kept outcomes (a million items, a million
+// lists otherwise); frozen, as nothing writes to an item's lists.
+const NO_TAGS = Object.freeze([]) as unknown as string[];
+const NO_OUTCOMES = Object.freeze([]) as unknown as Outcome[];
+
 /** What a run keeps per item: sums, not samples, so a million rows fit in memory. */
 export interface ItemTally extends ItemAgg {
   stratum: string;
@@ -22,6 +27,12 @@ export interface ItemTally extends ItemAgg {
   cached: number;
   /** Why the first failed or errored sample fell short (`sample 2: …`); null if none. */
   problem: string | null;
+}
+
+/** An item as the tally keeps it. */
+interface Entry extends ItemTally {
+  /** The sample whose problem `problem` is; -1 while there is none. */
+  problemSample: number;
 }
 
 export interface TokenCount {
@@ -34,7 +45,10 @@ export interface TokenCount {
  * per model, and the latencies of uncached samples (the only honest ones).
  */
 export class RowTally {
-  readonly items = new Map<string, ItemTally>();
+  private readonly entries = new Map<string, Entry>();
+  /** Items by the number a RowReader gave their id (see `add`). */
+  private readonly bySlot: Entry[] = [];
+  private sorted: readonly ItemTally[] = [];
   readonly graderFailures = new Map<string, number>();
   /** Target tokens by model name. */
   readonly targetTokens = new Map<string, TokenCount>();
@@ -44,15 +58,37 @@ export class RowTally {
   errors = 0;
   cached = 0;
   private latencies = new Float64Array(1024);
-  /** The sample whose problem each item's `problem` is. */
-  private readonly problemSamples = new Map<string, number>();
   latencyCount = 0;
   private readonly outcomes = new Map<string, Outcome[]>();
+  private lastProblem = { why: "", sample: -1, status: "failed", problem: "" };
 
   constructor(private readonly options: TallyOptions = {}) {}
 
-  add(row: StoredRow): void {
-    const item = this.itemFor(row);
+  /** Every item, by id. */
+  get items(): ReadonlyMap<string, ItemTally> {
+    return this.entries;
+  }
+
+  /**
+   * Every item in id order (UTF-16 code units), not the order rows arrived in: float sums and
+   * the bootstrap's draws then come out the same to the last digit for the same rows (a run, or
+   * its shards merged). Sorted once, until an item is added.
+   */
+  itemsById(): readonly ItemTally[] {
+    if (this.sorted.length !== this.entries.size) {
+      this.sorted = [...this.entries.values()].sort((a, b) =>
+        a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+      );
+    }
+    return this.sorted;
+  }
+
+  /**
+   * Adds one row. `slot` is the number a RowReader gave the row's id (RowReader.slot), when all
+   * rows of this tally come from that one reader: the item is then found without a lookup.
+   */
+  add(row: StoredRow, slot?: number): void {
+    const item = slot === undefined ? this.itemFor(row) : this.itemAt(slot, row);
     item.n++;
     item.sum += row.score;
     this.samples++;
@@ -62,8 +98,9 @@ export class RowTally {
       this.errors++;
     }
     if (status !== "passed") this.noteProblem(item, row, status);
-    for (const [name, pass] of Object.entries(row.marks ?? {})) {
-      if (!pass) this.graderFailures.set(name, (this.graderFailures.get(name) ?? 0) + 1);
+    const marks = row.marks;
+    for (const name in marks) {
+      if (!marks[name]) this.graderFailures.set(name, (this.graderFailures.get(name) ?? 0) + 1);
     }
     if (row.cached) {
       item.cached++;
@@ -76,7 +113,8 @@ export class RowTally {
 
   /** An item's samples in sample order; empty unless the tally keeps outcomes. */
   outcomesOf(id: string): Outcome[] {
-    return (this.outcomes.get(id) ?? []).sort((a, b) => a.sample - b.sample);
+    const outcomes = this.outcomes.get(id);
+    return outcomes === undefined ? NO_OUTCOMES : outcomes.sort((a, b) => a.sample - b.sample);
   }
 
   private addOutcome(row: StoredRow, status: Status): void {
@@ -91,32 +129,54 @@ export class RowTally {
    * The problem of the item's lowest failed sample, whatever order samples finished in (those
    * of a check run side by side), so the same rows give the same report.
    */
-  private noteProblem(item: ItemTally, row: StoredRow, status: Exclude<Status, "passed">): void {
+  private noteProblem(item: Entry, row: StoredRow, status: Exclude<Status, "passed">): void {
     const sample = row.sample ?? 0;
-    const earlier = this.problemSamples.get(item.id);
-    if (earlier !== undefined && earlier <= sample) return;
-    this.problemSamples.set(item.id, sample);
-    item.problem = problemOf(row, status);
+    if (item.problemSample !== -1 && item.problemSample <= sample) return;
+    item.problemSample = sample;
+    item.problem = this.problemOf(row, sample, status);
   }
 
+  /**
+   * `sample <n>: <reason>`, or `sample <n>: error: <reason>`. Items often fall short alike (a
+   * grader's one message): the last problem is reused when it would come out the same.
+   */
+  private problemOf(row: StoredRow, sample: number, status: Exclude<Status, "passed">): string {
+    const why = whyOf(row, status);
+    const last = this.lastProblem;
+    if (why === last.why && sample === last.sample && status === last.status) return last.problem;
+    const problem = `sample ${sample}: ${status === "error" ? "error: " : ""}${oneLine(why)}`;
+    this.lastProblem = { why, sample, status, problem };
+    return problem;
+  }
+
+  /** The latencies of uncached samples, in no particular order (a summary reorders them). */
   latencyValues(): Float64Array {
     return this.latencies.subarray(0, this.latencyCount);
   }
 
-  private itemFor(row: StoredRow): ItemTally {
-    const existing = this.items.get(row.id);
+  private itemAt(slot: number, row: StoredRow): Entry {
+    const known = this.bySlot[slot];
+    if (known !== undefined) return known;
+    const item = this.itemFor(row);
+    this.bySlot[slot] = item;
+    return item;
+  }
+
+  private itemFor(row: StoredRow): Entry {
+    const existing = this.entries.get(row.id);
     if (existing) return existing;
-    const item: ItemTally = {
+    const item: Entry = {
       id: row.id,
       sum: 0,
       n: 0,
       stratum: row.stratum ?? "",
-      tags: row.tags ?? [],
+      tags: row.tags?.length ? row.tags : NO_TAGS,
       errors: 0,
       cached: 0,
       problem: null,
+      problemSample: -1,
     };
-    this.items.set(row.id, item);
+    this.entries.set(row.id, item);
     return item;
   }
 
@@ -134,10 +194,13 @@ export class RowTally {
     const output = row.completion_tokens ?? 0;
     if (input > 0 || output > 0) {
       const model = row.model ?? "";
-      const count = this.targetTokens.get(model) ?? { input: 0, output: 0 };
+      let count = this.targetTokens.get(model);
+      if (count === undefined) {
+        count = { input: 0, output: 0 };
+        this.targetTokens.set(model, count);
+      }
       count.input += input;
       count.output += output;
-      this.targetTokens.set(model, count);
     }
     this.judgeTokens.input += row.judge_prompt_tokens ?? 0;
     this.judgeTokens.output += row.judge_completion_tokens ?? 0;
@@ -145,23 +208,20 @@ export class RowTally {
 }
 
 /**
- * `sample <n>: <reason>`, or `sample <n>: error: <reason>`. Rows of runs before reasons
+ * Why a sample fell short, before it is made one line: its reason. Rows of runs before reasons
  * were written (and the article's) have none: it is pieced together from their error or marks.
  */
-function problemOf(row: StoredRow, status: Exclude<Status, "passed">): string {
-  const why =
-    typeof row.reason === "string" && row.reason ? oneLine(row.reason) : pieced(row, status);
-  return `sample ${row.sample ?? 0}: ${status === "error" ? "error: " : ""}${why}`;
-}
-
-function pieced(row: StoredRow, status: Exclude<Status, "passed">): string {
-  if (status === "error") return oneLine(row.error || "unknown error");
+function whyOf(row: StoredRow, status: Exclude<Status, "passed">): string {
+  if (typeof row.reason === "string" && row.reason) return row.reason;
+  // Another program's rows may hold anything in `error`.
+  if (status === "error")
+    return typeof row.error === "string" && row.error ? row.error : "unknown error";
   const failed = Object.entries(row.marks ?? {}).filter(([, pass]) => !pass);
   const why = failed.map(([name]) => {
     const reason = row.reasons?.[name];
     return typeof reason === "string" ? `${name}: ${reason}` : `${name} failed`;
   });
-  return oneLine(why.join("; ") || `scored ${row.score}`);
+  return why.join("; ") || `scored ${row.score}`;
 }
 
 function outcomeOf(

@@ -578,7 +578,12 @@ function changed(p: Paired, sign: 1 | -1): string[] {
 }
 
 function subset(p: Paired, indices: readonly number[]): PairedScores {
-  const pick = (values: Float64Array) => Float64Array.from(indices, (i) => values[i]!);
+  // A loop: Float64Array.from with a mapping function is several times slower.
+  const pick = (values: Float64Array) => {
+    const picked = new Float64Array(indices.length);
+    for (let k = 0; k < indices.length; k++) picked[k] = values[indices[k]!]!;
+    return picked;
+  };
   return { base: pick(p.base), cand: pick(p.cand), baseN: pick(p.baseN), candN: pick(p.candN) };
 }
 

@@ -11,7 +11,7 @@ import type { PageData } from "../../src/render/html/model.js";
 import { htmlPage, jsonForScript } from "../../src/render/html/page.js";
 import type { RunDocument } from "../../src/report/document.js";
 import { runEb } from "../helpers/project.js";
-import { caseRuns, readJson, scratch, write } from "./fixtures.js";
+import { CASES, caseRuns, readJson, scratch, write } from "./fixtures.js";
 
 const work = scratch();
 let runs: { base: string; cand: string };
@@ -124,6 +124,50 @@ describe("the HTML page", () => {
     const [item] = data.runs[0]!.doc.items;
     expect(item!.input).toBe("user: my token is [redacted]");
     expect(item!.outcomes[0]!.excerpt).toBe("[redacted]");
+  });
+
+  it("eb report RUN --html and eb compare --html show what the run wrote beside its rows", async () => {
+    // The case inputs and sources, the threshold and so the verdict: report.json has them.
+    const root = path.join(work.root, "written");
+    write(root, {
+      ".eval-banana/config.toml": "",
+      "cases.jsonl": `${CASES}\n`,
+      "app.mjs": 'process.stdout.write("4");',
+    });
+    const eval_ = ["eval", "cases.jsonl", "--target", "node app.mjs", "--pass-threshold", "0.1"];
+    const run = await runEb([...eval_, "--cwd", root], { cwd: root });
+    expect(run.code, run.stderr).toBe(0);
+    const results = path.join(root, ".eval-banana/results");
+    const runDir = path.join(results, readdirSync(results)[0]!);
+    const own = readJson<RunDocument>(path.join(runDir, "report.json"));
+    const fields = ({
+      id,
+      type,
+      description,
+      source,
+      line,
+      input,
+    }: RunDocument["items"][number]) => ({ id, type, description, source, line, input });
+    const [page, pair] = [path.join(root, "run.html"), path.join(root, "pair.html")];
+    const report = await runEb(["report", runDir, "--html", page]);
+    expect(report.code, report.stderr).toBe(0);
+    const compare = await runEb([
+      "compare",
+      runDir,
+      runDir,
+      "--inconclusive",
+      "pass",
+      "--html",
+      pair,
+    ]);
+    expect(compare.code, compare.stderr).toBe(0);
+    for (const doc of [pageOf(page).data.runs[0]!.doc, pageOf(pair).data.runs[0]!.doc]) {
+      expect(doc.pass_threshold).toBe(0.1);
+      expect(doc.verdict).toEqual(own.verdict);
+      expect(doc.run_passed).toBe(true);
+      expect(doc.items.map(fields)).toEqual(own.items.map(fields));
+      expect(doc.items.find((item) => item.id === "add-1")!.input).toBe("user: What is 2 + 2?");
+    }
   });
 
   it("eb report RUN --html elsewhere: the run's document, its files linked from the page's folder", async () => {
