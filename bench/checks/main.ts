@@ -16,7 +16,8 @@
  * whole process tree (steadier than wall time on a shared machine), the median of each round's
  * own eb / limit ratio, and the load average before and after.
  * EB_BENCH_BASELINE_CLI=/path/to/other/eb.js also runs another build in the same rounds, so a
- * change is measured side by side with what it replaces.
+ * change is measured side by side with what it replaces; EB_BENCH_CLI=/path/to/eb.js measures a
+ * build other than this worktree's dist/ (a copy set aside keeps a rebuild from pulling it away).
  *
  * Run: bench/run.sh checks [--checks 200] [--runs 5] [--parallel 4]
  */
@@ -39,7 +40,8 @@ const { values } = parseArgs({
 const checks = Number(values.checks);
 const runs = Number(values.runs);
 const parallel = Number(values.parallel);
-const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
+const cli =
+  process.env.EB_BENCH_CLI ?? path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
 const baselineCli = process.env.EB_BENCH_BASELINE_CLI;
 
 /** Half inline scripts, half script_path files, each reading its context.json like real checks. */
