@@ -1,20 +1,34 @@
 /**
- * bench/checks: `eb run` on N deterministic checks against the limit, a bare parallel spawn of
- * the same scripts with the same interpreter and the same parallelism, whole process, median of
- * several runs. Two limits are measured: a bare Node program spawning them (what any Node tool
- * pays: Node's spawn blocks ~4 ms per child here) and `xargs -P` (a C program, the floor).
- * Target: eb ≤ 1.25 × the Node limit; the xargs ratio is printed beside it.
+ * bench/checks: `eb run` of N deterministic checks (small Python scripts, exit 0 = pass) against
+ * a bare parallel spawn of the same scripts: the same interpreter, the same parallelism, each a
+ * whole process timed from outside. The limit is a bare Node program spawning `python3 script.py
+ * context.json` in `--parallel` lanes (what any Node tool pays: Node's spawn blocks while the
+ * child forks); `xargs -P` (a C program) is printed beside it as the floor.
+ * Target: eb ≤ 1.2 × the Node limit (median wall time).
+ *
+ * Every child of every contender starts a session of its own, as eb's do (eb kills a check's
+ * whole process group): on Linux with autogroup scheduling each session is its own share of the
+ * CPU, so on a loaded machine a program whose children share one session would lose to eb for a
+ * reason that has nothing to do with its own cost.
+ *
+ * The contenders run in rounds after one warm-up round, their order turning every round, so
+ * load that drifts hits all of them alike. Printed: median wall time, median CPU time of the
+ * whole process tree (steadier than wall time on a shared machine), the median of each round's
+ * own eb / limit ratio, and the load average before and after.
  * EB_BENCH_BASELINE_CLI=/path/to/other/eb.js also runs another build in the same rounds, so a
- * change is measured side by side with what it replaces.
+ * change is measured side by side with what it replaces; EB_BENCH_CLI=/path/to/eb.js measures a
+ * build other than this worktree's dist/ (a copy set aside keeps a rebuild from pulling it away).
  *
  * Run: bench/run.sh checks [--checks 200] [--runs 5] [--parallel 4]
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { median } from "../median.js";
+
+const TARGET = 1.2;
 
 const { values } = parseArgs({
   options: {
@@ -26,7 +40,8 @@ const { values } = parseArgs({
 const checks = Number(values.checks);
 const runs = Number(values.runs);
 const parallel = Number(values.parallel);
-const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
+const cli =
+  process.env.EB_BENCH_CLI ?? path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
 const baselineCli = process.env.EB_BENCH_BASELINE_CLI;
 
 /** Half inline scripts, half script_path files, each reading its context.json like real checks. */
@@ -56,10 +71,46 @@ function makeProject(): { root: string; jobs: string[][] } {
   return { root, jobs };
 }
 
-function timeIt(run: () => void): number {
+/** CPU seconds used by this process's waited-for children and theirs (Linux), or NaN. */
+function childrenCpuSeconds(): number {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    // Fields after the command name (which may hold spaces) start at field 3, the state.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+interface Contender {
+  name: string;
+  command: string;
+  args: string[];
+  input?: string;
+  wall: number[];
+  cpu: number[];
+}
+
+/** Runs one contender once, whole process, and records its wall and CPU time. */
+function measure(contender: Contender): { wall: number; cpu: number } {
+  const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
-  run();
-  return performance.now() - started;
+  const result = spawnSync(contender.command, contender.args, {
+    stdio: [contender.input === undefined ? "ignore" : "pipe", "ignore", "inherit"],
+    input: contender.input,
+  });
+  const wall = (performance.now() - started) / 1000;
+  if (result.status !== 0) throw new Error(`${contender.name} failed: ${result.status}`);
+  return { wall, cpu: childrenCpuSeconds() - cpuBefore };
 }
 
 const { root, jobs } = makeProject();
@@ -69,7 +120,7 @@ const python = execFileSync("python3", ["-c", "import sys; print(sys.executable)
 const jobList = path.join(root, "jobs.txt");
 writeFileSync(jobList, jobs.map((job) => job.join(" ")).join("\n"));
 
-/** The bare Node limit: spawn each script, `parallel` at a time, wait, nothing else. */
+/** The limit: spawn each script, `parallel` at a time, each in its own session, wait. */
 const BARE_NODE = `
 const { spawn } = require("node:child_process");
 const [python, list, parallel] = process.argv.slice(1);
@@ -78,68 +129,78 @@ let next = 0;
 const lane = async () => {
   while (next < jobs.length) {
     const job = jobs[next++];
-    await new Promise((done) => spawn(python, job, { stdio: "ignore" }).on("close", done));
+    await new Promise((done) =>
+      spawn(python, job, { stdio: "ignore", detached: true }).on("close", done),
+    );
   }
 };
 Promise.all(Array.from({ length: Number(parallel) }, lane));
 `;
 
-/** `eb run` of a build on the bench project, whole process. */
-function ebRun(build: string): number {
-  return timeIt(() => {
-    const eb = spawnSync(
-      process.execPath,
-      [build, "run", "--cwd", root, "--max-parallel-checks", String(parallel)],
-      { stdio: ["ignore", "ignore", "inherit"] },
-    );
-    if (eb.status !== 0) throw new Error(`eb run (${build}) failed: ${eb.status}`);
-  });
-}
+const ebRun = (name: string, build: string): Contender => ({
+  name,
+  command: process.execPath,
+  args: [build, "run", "--cwd", root, "--max-parallel-checks", String(parallel)],
+  wall: [],
+  cpu: [],
+});
 
-const ebTimes: number[] = [];
-const baselineTimes: number[] = [];
-const limitTimes: number[] = [];
-const nodeTimes: number[] = [];
+const node: Contender = {
+  name: "limit, bare Node spawn",
+  command: process.execPath,
+  args: ["-e", BARE_NODE, python, jobList, String(parallel)],
+  wall: [],
+  cpu: [],
+};
+const xargs: Contender = {
+  name: `floor, xargs -P${parallel}`,
+  // setsid(1) under xargs is no group leader: it starts the session and execs, no extra fork.
+  command: "xargs",
+  args: ["-P", String(parallel), "-L", "1", "setsid", python],
+  input: `${jobs.map((job) => job.join(" ")).join("\n")}\n`,
+  wall: [],
+  cpu: [],
+};
+const eb = ebRun("eb run (whole process)", cli);
+const baseline = baselineCli === undefined ? null : ebRun(`baseline ${baselineCli}`, baselineCli);
+const contenders = [node, xargs, eb, ...(baseline ? [baseline] : [])];
+
+const loadBefore = os.loadavg();
+for (const contender of contenders) measure(contender);
 for (let run = 0; run < runs; run++) {
-  nodeTimes.push(
-    timeIt(() => {
-      const bare = spawnSync(
-        process.execPath,
-        ["-e", BARE_NODE, python, jobList, String(parallel)],
-        {
-          stdio: ["ignore", "ignore", "inherit"],
-        },
-      );
-      if (bare.status !== 0) throw new Error(`bare node spawn failed: ${bare.status}`);
-    }),
-  );
-  limitTimes.push(
-    timeIt(() => {
-      const bare = spawnSync("xargs", ["-P", String(parallel), "-L", "1", python], {
-        stdio: ["pipe", "ignore", "inherit"],
-        input: `${jobs.map((job) => job.join(" ")).join("\n")}\n`,
-      });
-      if (bare.status !== 0) throw new Error(`bare spawn failed: ${bare.status}`);
-    }),
-  );
-  ebTimes.push(ebRun(cli));
-  if (baselineCli) baselineTimes.push(ebRun(baselineCli));
+  for (let turn = 0; turn < contenders.length; turn++) {
+    const contender = contenders[(run + turn) % contenders.length]!;
+    const { wall, cpu } = measure(contender);
+    contender.wall.push(wall);
+    contender.cpu.push(cpu);
+  }
 }
+const loadAfter = os.loadavg();
 rmSync(root, { recursive: true, force: true });
 
-const eb = median(ebTimes);
-const limit = median(limitTimes);
-const nodeLimit = median(nodeTimes);
-const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const all = (times: number[]) => `[${times.map(fmt).join(", ")}]`;
+const secs = (s: number) => `${s.toFixed(2)} s`;
+const all = (times: number[]) => `[${times.map(secs).join(", ")}]`;
+const loads = (load: number[]) => load.map((l) => l.toFixed(1)).join(" ");
 console.log(`checks: ${checks}, parallel: ${parallel}, runs: ${runs}, python: ${python}`);
-console.log(`limit, bare Node spawn:   median ${fmt(nodeLimit)}  ${all(nodeTimes)}`);
-console.log(`floor, bare xargs -P${parallel}:   median ${fmt(limit)}  ${all(limitTimes)}`);
-console.log(`eb run (whole process):   median ${fmt(eb)}  ${all(ebTimes)}`);
-console.log(`ratio eb / Node limit: ${(eb / nodeLimit).toFixed(3)} (target ≤ 1.25)`);
-console.log(`ratio eb / xargs floor: ${(eb / limit).toFixed(3)}`);
-if (baselineCli) {
-  const baseline = median(baselineTimes);
-  console.log(`baseline build ${baselineCli}: median ${fmt(baseline)}  ${all(baselineTimes)}`);
-  console.log(`ratio eb / baseline build: ${(eb / baseline).toFixed(3)}`);
+console.log(`cores: ${os.availableParallelism()}, load average before: ${loads(loadBefore)}`);
+for (const c of contenders) {
+  console.log(`${c.name}:`);
+  console.log(`  wall median ${secs(median(c.wall))}  ${all(c.wall)}`);
+  console.log(`  cpu  median ${secs(median(c.cpu))}  ${all(c.cpu)}`);
+}
+/** Each round's ratio, then their median: both sides of a ratio saw the same load. */
+const paired = (a: Contender, b: Contender) => median(a.wall.map((wall, i) => wall / b.wall[i]!));
+const ratio = median(eb.wall) / median(node.wall);
+const verdict = ratio <= TARGET ? "met" : "NOT met";
+console.log(`load average after: ${loads(loadAfter)}`);
+console.log(`ratio eb / Node limit, wall: ${ratio.toFixed(3)} (target ≤ ${TARGET}: ${verdict})`);
+console.log(`  median of the rounds' own ratios: ${paired(eb, node).toFixed(3)}`);
+console.log(`ratio eb / Node limit, cpu: ${(median(eb.cpu) / median(node.cpu)).toFixed(3)}`);
+console.log(`ratio eb / xargs floor, wall: ${(median(eb.wall) / median(xargs.wall)).toFixed(3)}`);
+if (baseline) {
+  console.log(
+    `ratio eb / baseline build: wall ${(median(eb.wall) / median(baseline.wall)).toFixed(3)}, ` +
+      `rounds' own ${paired(eb, baseline).toFixed(3)}, ` +
+      `cpu ${(median(eb.cpu) / median(baseline.cpu)).toFixed(3)}`,
+  );
 }

@@ -9,6 +9,11 @@ export interface DiscoverOptions {
   excludeDirs: readonly string[];
   /** Scan only this folder (relative to the project root), whatever its name. */
   checkDir?: string | undefined;
+  /**
+   * Absolute folders never scanned: eb's own output (run folders, the cache). They grow with
+   * every run, and a check's evidence folder holds whatever its script wrote, YAML included.
+   */
+  skipDirs?: readonly string[] | undefined;
 }
 
 const CHECKS_DIR_NAME = "eval_checks";
@@ -19,14 +24,25 @@ const CHECKS_DIR_NAME = "eval_checks";
  * Returns real absolute paths, de-duplicated, sorted by code point.
  */
 export async function discoverCheckFiles(options: DiscoverOptions): Promise<string[]> {
-  const exclude = new Set(options.excludeDirs);
-  const found = new Set<string>();
+  const walk: Walk = {
+    exclude: new Set(options.excludeDirs),
+    skip: new Set(options.skipDirs),
+    found: new Set<string>(),
+  };
   if (options.checkDir !== undefined) {
-    await scanChecksDir(await checkDirOf(options.projectRoot, options.checkDir), exclude, found);
+    await scanChecksDir(await checkDirOf(options.projectRoot, options.checkDir), walk);
   } else {
-    await findChecksDirs(options.projectRoot, exclude, found);
+    await findChecksDirs(options.projectRoot, walk);
   }
-  return [...found].sort(byCodePoint);
+  return [...walk.found].sort(byCodePoint);
+}
+
+interface Walk {
+  /** Folder names not entered. */
+  exclude: Set<string>;
+  /** Absolute folders not entered (the folder a walk starts from is always scanned). */
+  skip: Set<string>;
+  found: Set<string>;
 }
 
 /** `--check-dir` as an absolute folder; one that is not there is an error, not an empty list. */
@@ -40,31 +56,35 @@ async function checkDirOf(projectRoot: string, checkDir: string): Promise<string
   );
 }
 
-async function findChecksDirs(dir: string, exclude: Set<string>, found: Set<string>) {
-  if (path.basename(dir) === CHECKS_DIR_NAME) return scanChecksDir(dir, exclude, found);
+async function findChecksDirs(dir: string, walk: Walk) {
+  if (path.basename(dir) === CHECKS_DIR_NAME) return scanChecksDir(dir, walk);
   const entries = await listDir(dir);
   await Promise.all(
     entries
-      .filter((entry) => entry.isDirectory() && !exclude.has(entry.name))
-      .map((entry) => findChecksDirs(path.join(dir, entry.name), exclude, found)),
+      .filter((entry) => entry.isDirectory() && enters(walk, dir, entry.name))
+      .map((entry) => findChecksDirs(path.join(dir, entry.name), walk)),
   );
 }
 
-async function scanChecksDir(dir: string, exclude: Set<string>, found: Set<string>) {
+async function scanChecksDir(dir: string, walk: Walk) {
   const entries = await listDir(dir);
   await Promise.all(
     entries.map(async (entry) => {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!exclude.has(entry.name)) await scanChecksDir(full, exclude, found);
+        if (enters(walk, dir, entry.name)) await scanChecksDir(full, walk);
         return;
       }
       if (!isCheckFileName(entry.name)) return;
       if (entry.isFile() || (entry.isSymbolicLink() && (await isFileTarget(full)))) {
-        found.add(realpathSync(full));
+        walk.found.add(realpathSync(full));
       }
     }),
   );
+}
+
+function enters(walk: Walk, parent: string, name: string): boolean {
+  return !walk.exclude.has(name) && !walk.skip.has(path.join(parent, name));
 }
 
 function isCheckFileName(name: string): boolean {

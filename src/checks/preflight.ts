@@ -37,6 +37,7 @@ function selectOptions(config: Config, selection: Selection): SelectOptions {
     projectRoot: config.projectRoot,
     excludeDirs: config.excludeDirs,
     checkDir: selection.checkDir,
+    skipDirs: [config.outputDir, config.eval.cacheDir],
     checkIds: selection.checkIds,
     tags: selection.tags,
   };

@@ -312,6 +312,24 @@ describe("eb list", () => {
     ).toEqual(["marker"]);
   });
 
+  it("never looks into the run folders: what a check's script wrote there is no check", async () => {
+    const writer = [
+      "import json, os, sys",
+      'out = os.path.join(json.load(open(sys.argv[1]))["output_dir"], "eval_checks")',
+      "os.makedirs(out)",
+      `open(os.path.join(out, "planted.yaml"), "w").write(${JSON.stringify(deterministicYaml("planted", "pass"))})`,
+    ].join("\n");
+    const root = project({ "eval_checks/writer.yaml": deterministicYaml("writer", writer) });
+    expect((await runEb(["run", "--cwd", root])).code).toBe(0);
+    const result = await runEb(["list", "--cwd", root]);
+    expect(result.code).toBe(0);
+    const ids = result.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split("\t")[0]);
+    expect(ids).toEqual(["marker", "writer"]);
+  });
+
   it("reports a config error (exit 2)", async () => {
     const root = project({ ".eval-banana/config.toml": '[llm]\nmodel = "x"\n' });
     const result = await runEb(["list", "--cwd", root]);

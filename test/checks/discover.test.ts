@@ -12,11 +12,15 @@ function project(files: string[]): string {
   return realpathSync(makeProject(Object.fromEntries(files.map((file) => [file, YAML]))));
 }
 
-function discover(root: string, options: { excludeDirs?: string[]; checkDir?: string } = {}) {
+function discover(
+  root: string,
+  options: { excludeDirs?: string[]; checkDir?: string; skipDirs?: string[] } = {},
+) {
   return discoverCheckFiles({
     projectRoot: root,
     excludeDirs: options.excludeDirs ?? [...DEFAULT_EXCLUDE_DIRS],
     checkDir: options.checkDir,
+    skipDirs: options.skipDirs,
   });
 }
 
@@ -161,6 +165,25 @@ describe("auto-discovery", () => {
       "z/eval_checks/0.yaml",
     );
     expect(found).toEqual(expected);
+  });
+
+  it("never enters the skipped folders (eb's output), inside eval_checks too", async () => {
+    const root = project([
+      "eval_checks/keep.yaml",
+      ".eval-banana/results/run1/checks/c/eval_checks/written.yaml",
+      ".eval-banana/cache/eval_checks/cached.yaml",
+      "eval_checks/out/x.yaml",
+      "other/results/eval_checks/same-name.yaml",
+    ]);
+    const skipDirs = abs(root, ".eval-banana/results", ".eval-banana/cache", "eval_checks/out");
+    expect(await discover(root, { skipDirs })).toEqual(
+      abs(root, "eval_checks/keep.yaml", "other/results/eval_checks/same-name.yaml"),
+    );
+  });
+
+  it("scans the folder it starts from even when it is skipped", async () => {
+    const root = project(["eval_checks/a.yaml"]);
+    expect(await discover(root, { skipDirs: [root] })).toEqual(abs(root, "eval_checks/a.yaml"));
   });
 
   it("returns nothing for a project without eval_checks", async () => {
