@@ -26,6 +26,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { childrenCpuSeconds } from "../cpu.js";
 import { median } from "../median.js";
 
 const TARGET = 1.2;
@@ -70,26 +71,6 @@ function makeProject(): { root: string; jobs: string[][] } {
   }
   return { root, jobs };
 }
-
-/** CPU seconds used by this process's waited-for children and theirs (Linux), or NaN. */
-function childrenCpuSeconds(): number {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    // Fields after the command name (which may hold spaces) start at field 3, the state.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 interface Contender {
   name: string;

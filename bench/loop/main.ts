@@ -35,6 +35,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
 import { flag } from "../args.js";
+import { childrenCpuSeconds } from "../cpu.js";
 import { median } from "../median.js";
 
 const LOOP_TARGET = 1.3;
@@ -183,26 +184,6 @@ function spawnChecked(
   }
   return result.stdout.toString();
 }
-
-/** CPU seconds used by this process's waited-for children and theirs (Linux), or NaN. */
-function childrenCpuSeconds(): number {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    // Fields after the command name (which may hold spaces) start at field 3, the state.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 function measure(c: Contender, round: number): void {
   const cpuBefore = childrenCpuSeconds();
