@@ -212,10 +212,10 @@ export async function compareRunFiles(
   gate: Gate,
 ): Promise<ComparedFiles> {
   const tally = { outcomes: read.outcomes };
-  const [b, c] = await Promise.all([
-    readRun(base, undefined, tally),
-    readRun(cand, undefined, tally),
-  ]);
+  // One after the other: reading is work for this one thread either way, and the first run's
+  // reader (an entry per item) is done with before the second's starts.
+  const b = await readRun(base, undefined, tally);
+  const c = await readRun(cand, undefined, tally);
   const comparison = compareRunRows(b, c, options);
   const baseline = { run_id: b.manifest?.run_id ?? null, location: locationOf(b.file) };
   const figures = compareFigures(comparison, baseline);

@@ -8,9 +8,17 @@ const FIX = " — fix the line, or the program that wrote it";
 /** The one fault a crash can leave on a last line: it stopped mid-write. */
 export const NOT_JSON = `not valid JSON (each line is one JSON object, a row)${FIX}`;
 
+/** A line parsed, before it is checked. */
+type ParsedRow = Record<string, unknown>;
+
 /** A field that feeds only a side statistic: when its type is wrong, the row is kept without it. */
 interface SideField {
   name: "stratum" | "tags" | "marks" | "votes" | "ms" | "cached" | "model" | TokenField;
+  /**
+   * The field's value. One function per field, not `row[name]`: a lookup by a name that changes
+   * from one field to the next is a slow one, and it runs eleven times a row.
+   */
+  get: (row: ParsedRow) => unknown;
   valid: (value: unknown) => boolean;
   want: string;
   /** What a row without the field is left out of. */
@@ -23,45 +31,68 @@ type TokenField =
   | "judge_prompt_tokens"
   | "judge_completion_tokens";
 
-const tokens = (name: TokenField): SideField => ({
+const tokens = (name: TokenField, get: (row: ParsedRow) => unknown): SideField => ({
   name,
+  get,
   valid: (value) => value === null || (Number.isSafeInteger(value) && Number(value) >= 0),
   want: "a whole number ≥ 0 or null",
   feeds: "the token counts and cost",
 });
 
 const SIDE_FIELDS: readonly SideField[] = [
-  { name: "stratum", valid: isString, want: "a string", feeds: "the breakdown by stratum" },
-  { name: "tags", valid: isStringList, want: "a list of strings", feeds: "the breakdown by tag" },
+  {
+    name: "stratum",
+    get: (row) => row.stratum,
+    valid: isString,
+    want: "a string",
+    feeds: "the breakdown by stratum",
+  },
+  {
+    name: "tags",
+    get: (row) => row.tags,
+    valid: isStringList,
+    want: "a list of strings",
+    feeds: "the breakdown by tag",
+  },
   {
     name: "marks",
+    get: (row) => row.marks,
     valid: isBooleanRecord,
     want: "an object of true/false",
     feeds: "the failures per grader",
   },
   {
     name: "votes",
+    get: (row) => row.votes,
     valid: isVoteRecord,
     want: "an object of lists of 0 and 1",
     feeds: "the judge's self-agreement",
   },
-  { name: "ms", valid: isDuration, want: "a number ≥ 0", feeds: "the latency" },
+  {
+    name: "ms",
+    get: (row) => row.ms,
+    valid: isDuration,
+    want: "a number ≥ 0",
+    feeds: "the latency",
+  },
   {
     name: "cached",
+    get: (row) => row.cached,
     valid: (value) => typeof value === "boolean",
     want: "true or false",
     feeds: "the cache share (counted as not cached)",
   },
   {
     name: "model",
+    get: (row) => row.model,
     valid: (value) => value === null || isString(value),
     want: "a string or null",
     feeds: "the tokens by model (counted as unnamed)",
   },
-  tokens("prompt_tokens"),
-  tokens("completion_tokens"),
-  tokens("judge_prompt_tokens"),
-  tokens("judge_completion_tokens"),
+  tokens("prompt_tokens", (row) => row.prompt_tokens),
+  tokens("completion_tokens", (row) => row.completion_tokens),
+  tokens("judge_prompt_tokens", (row) => row.judge_prompt_tokens),
+  tokens("judge_completion_tokens", (row) => row.judge_completion_tokens),
 ];
 
 const STATUSES = new Set<unknown>(statusSchema.options);
@@ -125,7 +156,7 @@ export class RowReader {
     // would cost a third of the parse.
     if (typeof value.id === "number") value.id = String(value.id);
     for (const field of SIDE_FIELDS) {
-      const found = value[field.name];
+      const found = field.get(value);
       if (found === undefined || field.valid(found)) continue;
       delete value[field.name];
       this.drop(field, line, found);
