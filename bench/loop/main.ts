@@ -34,8 +34,12 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
+<<<<<<< HEAD
 import { flag } from "../args.js";
 import { childrenCpuSeconds } from "../cpu.js";
+=======
+import { completionBody, flag } from "../args.js";
+>>>>>>> wt-evalspeed
 import { median } from "../median.js";
 
 const LOOP_TARGET = 1.3;
@@ -49,14 +53,8 @@ const CLI = process.env.EB_BENCH_CLI ?? path.join(ROOT, "dist/bin/eb.js");
 const BASELINE_CLI = process.env.EB_BENCH_BASELINE_CLI;
 const LOOP = path.join(path.dirname(fileURLToPath(import.meta.url)), "loop.js");
 
-const CONTENT = JSON.stringify({ city: "Paris" });
-const ANSWER = JSON.stringify({
-  id: "chatcmpl-bench",
-  object: "chat.completion",
-  model: "bench-model-2026",
-  choices: [{ index: 0, message: { role: "assistant", content: CONTENT }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 },
-});
+/** The answer to every case: it passes the cases' three graders. */
+const ANSWER = completionBody(JSON.stringify({ city: "Paris" }));
 
 interface Options {
   cases: number;

@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { InputError } from "../errors.js";
 import { cannotStart, errorCode } from "./fs-errors.js";
@@ -19,7 +19,7 @@ export interface RunLock {
 export function lockRunFolder(runDir: string): RunLock {
   const file = path.join(runDir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (createWithPid(file)) return { release: () => rmSync(file, { force: true }) };
+    if (createWithPid(file)) return { release: () => removeFile(file) };
     const holder = holderOf(file);
     if (holder !== null && isAlive(holder)) {
       throw new InputError(
@@ -27,7 +27,7 @@ export function lockRunFolder(runDir: string): RunLock {
       );
     }
     // Stale: its writer is gone. Remove it and try once more (a racing taker wins either way).
-    rmSync(file, { force: true });
+    removeFile(file);
   }
   throw new InputError(`${runDir}: another eb took the run folder's lock at the same moment.`);
 }
@@ -47,7 +47,16 @@ function createWithPid(file: string): boolean {
     if (errorCode(error) === "EEXIST") return false;
     throw cannotStart(file, error);
   } finally {
-    rmSync(draft, { force: true });
+    removeFile(draft);
+  }
+}
+
+/** Removes a file that may be gone already: rmSync would load Node's rimraf on every run. */
+function removeFile(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
   }
 }
 
