@@ -12,6 +12,8 @@ export async function runCheckSample(
   prepared: PreparedCheck,
   context: ExecContext,
 ): Promise<CheckResult | null> {
+  // The check's time starts once the compile of every script has judged its own.
+  await prepared.syntaxError;
   const startedAt = new Date();
   const started = performance.now();
   mkdirSync(context.scratchDir, { recursive: true });

@@ -20,7 +20,8 @@ export async function runDeterministic(
   const { config, python } = context;
   const snapshot = prepared.script;
   if (snapshot?.state === "unavailable") return errorOutcome(snapshot.reason);
-  if (prepared.syntaxError !== null) return errorOutcome(prepared.syntaxError);
+  const syntaxError = await prepared.syntaxError;
+  if (syntaxError !== null) return errorOutcome(syntaxError);
 
   const evidenceDir = path.join(context.checksDir, context.stem);
   const contextPath = path.join(context.scratchDir, "context.json");
