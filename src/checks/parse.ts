@@ -161,7 +161,9 @@ export function parseCheck(sourcePath: string, bytes: Uint8Array): Check {
         "Update the 'type' field in your YAML to 'harness_judge'.",
     );
   }
-  const parsed = checkSchema.safeParse(data);
+  // zod would first compile a parser for the schema (new Function): ~15 ms at every start, for
+  // a few dozen tiny objects that its general path checks in microseconds each.
+  const parsed = checkSchema.safeParse(data, { jitless: true });
   if (!parsed.success) {
     // The union stops at a type it does not know; the other fields are checked all the same.
     const others = isKnownType(data.type) ? [] : anyTypeSchema.safeParse(data).error?.issues;

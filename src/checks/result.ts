@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdirSync, rmSync } from "node:fs";
 import { oneLine } from "../report/reason.js";
 import type { CheckRow } from "../report/record.js";
 import { isoUtc } from "../run/provenance.js";
@@ -12,13 +12,17 @@ export async function runCheckSample(
   prepared: PreparedCheck,
   context: ExecContext,
 ): Promise<CheckResult | null> {
+  // The check's time starts once the compile of every script has judged its own.
+  await prepared.syntaxError;
   const startedAt = new Date();
   const started = performance.now();
-  await mkdir(context.scratchDir, { recursive: true });
+  mkdirSync(context.scratchDir, { recursive: true });
   const check = prepared.check;
-  const outcome = await execute(check.type, check, prepared, context).catch((error: unknown) =>
-    errorOutcome(`Internal error while running the check: ${String(error)}`),
-  );
+  const outcome = await execute(check.type, check, prepared, context)
+    .catch((error: unknown) =>
+      errorOutcome(`Internal error while running the check: ${String(error)}`),
+    )
+    .finally(() => rmSync(context.scratchDir, { recursive: true, force: true }));
   if (outcome.aborted) return null;
   const { scrub } = context.scrubber;
   const scrubOrNull = (text: string | null) => (text === null ? null : scrub(text));

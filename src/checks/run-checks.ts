@@ -75,7 +75,8 @@ function resumedSamples(
 
 /**
  * Freezes each check's script and compiles them all in one process: a script that does not
- * compile is that check's error, found before anything runs (never a `failed` check).
+ * compile is that check's error, found before it runs (never a `failed` check). The compile
+ * goes on while the run folder is set up; each check waits for its verdict before it starts.
  */
 async function prepareChecks(
   checks: readonly Check[],
@@ -89,12 +90,18 @@ async function prepareChecks(
       script: check.type === "deterministic" ? await readScriptSnapshot(check) : null,
     })),
   );
-  const syntax = await syntaxErrors(frozen, python.executable, where);
-  if (syntax.failure !== null) warn(`${syntax.failure}; the scripts run unchecked`);
+  // Checks that never run (another shard's, an interrupted run's) never look at their verdict:
+  // no rejection may be left for them to leave unhandled.
+  const syntax = syntaxErrors(frozen, python.executable, where)
+    .catch((error: unknown) => ({ byId: new Map<string, string>(), failure: String(error) }))
+    .then(({ byId, failure }) => {
+      if (failure !== null) warn(`${failure}; the scripts run unchecked`);
+      return byId;
+    });
   return frozen.map(({ check, script }) => ({
     check,
     script,
     digest: checkDefinitionSha256(check.yamlBytes, script),
-    syntaxError: syntax.byId.get(check.id) ?? null,
+    syntaxError: syntax.then((byId) => byId.get(check.id) ?? null),
   }));
 }

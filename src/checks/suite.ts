@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { writeFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Config } from "../config/load.js";
@@ -103,24 +104,25 @@ export function checkSuite(
       };
       const result = await runCheckSample(item.prepared, context);
       if (!result) return null;
-      await writeJson(path.join(context.checksDir, `${stem}.json`), result, options.scrubber);
+      writeJson(path.join(context.checksDir, `${stem}.json`), result, options.scrubber);
       item.results[sample] = result;
       return rowOf(result, sample);
     },
     output: (row) => sampleOutput(byId.get(row.id)?.results[row.sample ?? 0], row, samples),
-    finish: (context) => finish(config, items, { samples, scrubber: options.scrubber }, context),
+    finish: async (context) =>
+      finish(config, items, { samples, scrubber: options.scrubber }, context),
     close: async () => {
       if (scratchRoot !== null) await rm(scratchRoot, { recursive: true, force: true });
     },
   };
 }
 
-async function finish(
+function finish(
   config: Config,
   items: readonly CheckItem[],
   { samples, scrubber }: { samples: number; scrubber: Scrubber },
   context: FinishContext,
-): Promise<Finished<"checks", CheckReport>> {
+): Finished<"checks", CheckReport> {
   const results: CheckResult[] = [];
   for (const { id, results: list } of items) {
     const finished = list.filter((result) => result !== undefined);
@@ -130,7 +132,7 @@ async function finish(
       continue;
     }
     const merged = mergeSamples(finished);
-    await writeJson(path.join(context.runDir, "checks", `${safeStem(id)}.json`), merged, scrubber);
+    writeJson(path.join(context.runDir, "checks", `${safeStem(id)}.json`), merged, scrubber);
     results.push(merged);
   }
   return finishedChecks(results, context, {
@@ -246,6 +248,7 @@ function harnessSettings(
   return { harness: { agent, model, reasoning_effort: reasoningEffort } };
 }
 
-function writeJson(file: string, value: unknown, scrubber: Scrubber): Promise<void> {
-  return writeFile(file, scrubber.scrub(`${JSON.stringify(value, null, 2)}\n`));
+/** In place: one small file a sample, where a promise would be three thread-pool round trips. */
+function writeJson(file: string, value: unknown, scrubber: Scrubber): void {
+  writeFileSync(file, scrubber.scrub(`${JSON.stringify(value, null, 2)}\n`));
 }

@@ -66,7 +66,8 @@ export async function compilePython(
     const why = result.spawnError ?? (result.stderr.trim().split("\n").at(-1) || "no output");
     return { failure: `${python} could not compile the scripts (${why})` };
   }
-  const parsed = errorsSchema.safeParse(parseJson(result.stdout));
+  // Parsed once a run: compiling zod's fast path (new Function) would cost more than it saves.
+  const parsed = errorsSchema.safeParse(parseJson(result.stdout), { jitless: true });
   if (!parsed.success) return { failure: `${python} printed no list of compile errors` };
   return { errors: parsed.data };
 }

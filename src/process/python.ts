@@ -12,17 +12,48 @@ import { runProcess } from "./run.js";
  * unlike the interpreter's built-in printer. The launcher's own frame is left out of a
  * traceback that goes on into the script.
  *
+ * linecache is seeded when it is first imported (by traceback, warnings or the script), not
+ * before: importing it, and the tokenize it imports, is ~1.5 ms of every check's start, and most
+ * checks never print a traceback.
+ *
  * Arguments: <frozen> <original> <context.json> <shown> <first line>.
  */
 export const LAUNCHER = [
-  "import linecache, os, sys, types",
+  "import os, sys",
   "frozen, original, context, shown, first = sys.argv[1:6]",
   "source = b'\\n' * (int(first) - 1) + open(frozen, 'rb').read()",
-  "lines = source.decode('utf-8', 'replace').splitlines(True)",
-  "linecache.cache[shown] = (len(source), None, lines, shown)",
+  "def seed(linecache):",
+  "    lines = source.decode('utf-8', 'replace').splitlines(True)",
+  "    linecache.cache[shown] = (len(source), None, lines, shown)",
+  "class Seeding:",
+  "    def __init__(self, loader):",
+  "        self.loader = loader",
+  "    def __getattr__(self, name):",
+  "        return getattr(self.loader, name)",
+  "    def create_module(self, spec):",
+  "        return self.loader.create_module(spec)",
+  "    def exec_module(self, module):",
+  "        self.loader.exec_module(module)",
+  "        seed(module)",
+  "class SeedOnImport:",
+  "    @staticmethod",
+  "    def find_spec(name, path=None, target=None):",
+  "        if name != 'linecache':",
+  "            return None",
+  "        sys.meta_path.remove(SeedOnImport)",
+  "        for finder in sys.meta_path:",
+  "            find = getattr(finder, 'find_spec', None)",
+  "            spec = find and find(name, path, target)",
+  "            if spec is not None and spec.loader is not None:",
+  "                spec.loader = Seeding(spec.loader)",
+  "                return spec",
+  "if 'linecache' in sys.modules:",
+  "    seed(sys.modules['linecache'])",
+  "else:",
+  "    sys.meta_path.insert(0, SeedOnImport)",
   "sys.argv = [original, context]",
   "sys.path[0] = os.path.dirname(original)",
-  "main = types.ModuleType('__main__')",
+  "main = type(sys)('__main__')",
   "main.__file__ = original",
   "main.__builtins__ = __builtins__",
   "sys.modules['__main__'] = main",
@@ -30,7 +61,7 @@ export const LAUNCHER = [
   "    import traceback",
   "    traceback.print_exception(kind, error, tb and (tb.tb_next or tb))",
   "sys.excepthook = hook",
-  "del linecache, os, types, frozen, original, context, first, lines, hook",
+  "del os, frozen, original, context, first, hook",
   "exec(compile(source, shown, 'exec'), main.__dict__)",
 ].join("\n");
 

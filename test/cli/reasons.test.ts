@@ -113,6 +113,28 @@ describe("eb run: the reason of each failing script", () => {
     expect(report).not.toContain("inline_check");
   });
 
+  it("quotes the lines that ran in the tracebacks and warnings the script prints itself", async () => {
+    const script = [
+      "import traceback, warnings",
+      'warnings.warn("careful")',
+      "try:",
+      "    1 / 0",
+      "except ZeroDivisionError:",
+      "    traceback.print_exc()",
+    ].join("\n");
+    const root = makeProject({ "eval_checks/own.yaml": deterministicYaml("own", script) });
+    expect((await runEb(["run", "--cwd", root])).code).toBe(0);
+    const runDir = lastRunDir(root);
+    const stem = readdirSync(path.join(runDir, "checks")).find((f) => f.endsWith(".stderr.txt"))!;
+    const stderr = read(runDir, `checks/${stem}`);
+    expect(stderr).toContain(
+      'eval_checks/own.yaml:7: UserWarning: careful\n  warnings.warn("careful")\n',
+    );
+    expect(stderr).toContain(
+      'File "eval_checks/own.yaml", line 9, in <module>\n    1 / 0\n    ~~^~~\n',
+    );
+  });
+
   it("points at the key's line for a one-line script; counts from the script for an escaped one", async () => {
     const head = (id: string) =>
       `schema_version: 1\nid: ${id}\ntype: deterministic\ndescription: D.\n`;

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { LAUNCHER } from "../../process/python.js";
@@ -20,12 +20,16 @@ export async function runDeterministic(
   const { config, python } = context;
   const snapshot = prepared.script;
   if (snapshot?.state === "unavailable") return errorOutcome(snapshot.reason);
-  if (prepared.syntaxError !== null) return errorOutcome(prepared.syntaxError);
+  const syntaxError = await prepared.syntaxError;
+  if (syntaxError !== null) return errorOutcome(syntaxError);
 
   const evidenceDir = path.join(context.checksDir, context.stem);
   const contextPath = path.join(context.scratchDir, "context.json");
-  await mkdir(evidenceDir, { recursive: true });
-  await writeFile(
+  const targets = await targetsContext(config.projectRoot, check.targetPaths);
+  // A folder and two small files, made in place: as promises each would be a round trip or three
+  // through the thread pool between one check's end and the next one's start.
+  mkdirSync(evidenceDir, { recursive: true });
+  writeFileSync(
     contextPath,
     JSON.stringify(
       {
@@ -34,13 +38,13 @@ export async function runDeterministic(
         project_root: config.projectRoot,
         source_path: check.sourcePath,
         output_dir: evidenceDir,
-        ...(await targetsContext(config.projectRoot, check.targetPaths)),
+        ...targets,
       },
       null,
       2,
     ),
   );
-  const script = await launch(check, snapshot, context.scratchDir, config.projectRoot);
+  const script = launch(check, snapshot, context.scratchDir, config.projectRoot);
   const result = await runProcess({
     command: python.executable,
     args: ["-c", LAUNCHER, script.file, script.original, contextPath, script.shown, script.line],
@@ -69,20 +73,20 @@ interface Launch {
  * scratch file but its tracebacks name the YAML file and the script's lines in it (when they
  * map one to one, else the lines are counted from the script's start).
  */
-async function launch(
+function launch(
   check: DeterministicCheck,
   snapshot: PreparedCheck["script"],
   scratchDir: string,
   projectRoot: string,
-): Promise<Launch> {
+): Launch {
   if (snapshot?.state === "readable") {
     const frozen = path.join(scratchDir, "frozen_script.py");
-    await writeFile(frozen, snapshot.bytes);
+    writeFileSync(frozen, snapshot.bytes);
     const shown = shownPath(projectRoot, snapshot.resolvedPath);
     return { file: frozen, original: snapshot.resolvedPath, shown, line: "1" };
   }
   const inline = path.join(scratchDir, "inline_check.py");
-  await writeFile(inline, check.script ?? "");
+  writeFileSync(inline, check.script ?? "");
   const yaml = shownPath(projectRoot, check.sourcePath);
   const mapped = check.scriptLine !== null;
   return {

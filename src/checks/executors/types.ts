@@ -45,6 +45,9 @@ export interface PreparedCheck {
   check: Check;
   digest: string;
   script: ScriptSnapshot | null;
-  /** Why the script does not compile (`file:line: message`), found before the run; or null. */
-  syntaxError: string | null;
+  /**
+   * Why the script does not compile (`file:line: message`), or null: the run's one compile of
+   * every script, which may still be under way when the run starts.
+   */
+  syntaxError: Promise<string | null>;
 }
