@@ -34,12 +34,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
-<<<<<<< HEAD
-import { flag } from "../args.js";
-import { childrenCpuSeconds } from "../cpu.js";
-=======
 import { completionBody, flag } from "../args.js";
->>>>>>> wt-evalspeed
+import { childrenCpuSeconds } from "../cpu.js";
 import { median } from "../median.js";
 
 const LOOP_TARGET = 1.3;
