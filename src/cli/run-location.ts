@@ -29,11 +29,11 @@ export interface LatestScope {
   finished?: boolean;
 }
 
-/** A run folder under output_dir, newest first by its name's start second. */
+/** A run folder under output_dir, newest first by when it started. */
 interface FoundRun {
   name: string;
-  stamp: string;
-  born: number;
+  /** The manifest's started_at in ms: the name holds only the second. */
+  started: number;
   kind: RunKind | null;
   suite: string | null;
   finished: boolean;
@@ -105,13 +105,12 @@ async function runsUnder(outputDir: string): Promise<FoundRun[]> {
   return names
     .filter((name) => RUN_ID.test(name) && existsSync(path.join(outputDir, name, ROWS)))
     .map((name) => {
-      const info = statSync(path.join(outputDir, name));
       const manifest = manifestAt(path.join(outputDir, name, ROWS)) ?? {};
-      const { kind, ended_at, interrupted, budget_exceeded } = summarizeManifest(manifest);
+      const { kind, started_at, ended_at, interrupted, budget_exceeded } =
+        summarizeManifest(manifest);
       return {
         name,
-        stamp: name.slice(0, 15),
-        born: info.birthtimeMs || info.ctimeMs,
+        started: Date.parse(started_at ?? "") || 0,
         kind,
         suite: suiteOfManifest(manifest),
         finished: ended_at !== null && interrupted !== true && budget_exceeded !== true,
@@ -128,10 +127,9 @@ function manifestAt(file: string): object | null {
   }
 }
 
-/** Newest first, by the start second in the name, then by when the folder was made. */
+/** Newest first by start time, then by name (whose stamp is the start second). */
 function newestFirst(a: FoundRun, b: FoundRun): number {
-  if (a.stamp !== b.stamp) return a.stamp < b.stamp ? 1 : -1;
-  return b.born - a.born;
+  return b.started - a.started || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0);
 }
 
 /** Why `arg` names no run, what there is instead, and how to name a run. */

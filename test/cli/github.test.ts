@@ -7,11 +7,10 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeProject, runEb, writeFile } from "../helpers/project.js";
+import { makeProject, newestRun, runEb, writeFile } from "../helpers/project.js";
 
 function lastRunDir(root: string, results = ".eval-banana/results"): string {
-  const dir = path.join(root, results);
-  return path.join(dir, readdirSync(dir).sort().at(-1)!);
+  return newestRun(path.join(root, results));
 }
 
 function runIdOf(runDir: string): string {

@@ -12,6 +12,7 @@ import {
   cleanEnv,
   deterministicYaml,
   makeProject,
+  newestRun,
   runEb,
   waitForFileScript,
   writeFile,
@@ -102,8 +103,7 @@ function byName(suite: JunitSuite): Record<string, JunitCase> {
 }
 
 function lastRunDir(root: string, results = ".eval-banana/results"): string {
-  const dir = path.join(root, results);
-  return path.join(dir, readdirSync(dir).sort().at(-1)!);
+  return newestRun(path.join(root, results));
 }
 
 function reportOf(runDir: string): Record<string, unknown> {

@@ -1,7 +1,13 @@
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
+import {
+  deterministicYaml,
+  makeProject,
+  runEb,
+  runFolders,
+  writeFile,
+} from "../helpers/project.js";
 
 // Passes until a file named "broken" appears in the project.
 const FLIP =
@@ -26,9 +32,9 @@ function project(): string {
 
 const RESULTS = ".eval-banana/results";
 
-/** The run folders, oldest first (the names start with the date and time). */
+/** The run folders' names, oldest first. */
 function runs(root: string): string[] {
-  return readdirSync(path.join(root, RESULTS)).sort();
+  return runFolders(path.join(root, RESULTS)).map((run) => path.basename(run));
 }
 
 async function evalRun(root: string, cases: string, extra: string[] = []) {

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { deterministicYaml, makeProject, runEb } from "../helpers/project.js";
+import { deterministicYaml, makeProject, newestRun, runEb } from "../helpers/project.js";
 
 interface Row {
   id: string;
@@ -18,7 +18,7 @@ interface Row {
 
 function lastRunDir(root: string): string {
   const results = path.join(root, ".eval-banana/results");
-  return path.join(results, readdirSync(results).sort().at(-1)!);
+  return newestRun(results);
 }
 
 function rowsOf(runDir: string): Row[] {

@@ -9,6 +9,7 @@ import {
   cleanEnv,
   deterministicYaml,
   makeProject,
+  newestRun,
   runEb,
   waitForFileScript,
   writeFile,
@@ -287,7 +288,7 @@ describe("--resume RUN keeps the settings that decide the gate", () => {
       { ...env, EVAL_BANANA_WORKERS: "1" },
     );
     const results = path.join(root, ".eval-banana/results");
-    const newest = () => path.join(results, readdirSync(results).sort().at(-1) ?? "");
+    const newest = () => newestRun(results);
     await waitFor(
       () => held.targetCalls() === before + 3 && linesOf(newest()).length === 3,
       "2 rows",

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeProject, runEb, writeFile } from "../helpers/project.js";
+import { makeProject, newestRun, runEb, writeFile } from "../helpers/project.js";
 
 const FAKE = path.resolve(import.meta.dirname, "../fixtures/agents/fake-agent.mjs");
 const AGENTS = ["codex", "claude", "gemini", "grok", "openhands", "opencode", "pi"] as const;
@@ -65,7 +65,7 @@ function judgeProject(config: string, extraFiles: Record<string, string> = {}) {
       : [];
   const result = (): { check: JudgeResult; runDir: string } => {
     const results = path.join(project, ".eval-banana/results");
-    const runDir = path.join(results, readdirSync(results).sort().at(-1)!);
+    const runDir = newestRun(results);
     const report = JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8")) as {
       checks: JudgeResult[];
     };

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
@@ -60,6 +60,27 @@ export function spawnEb(
 }
 
 /** A run folder's rows (its manifest line left out), by id then sample. */
+/**
+ * The run folders under a results folder, oldest first by their manifest's started_at: a name
+ * holds only the start second, so two runs of one second sort by their random tail.
+ */
+export function runFolders(results: string): string[] {
+  const started = (run: string) => {
+    const first = readFileSync(path.join(results, run, "rows.jsonl"), "utf8").split("\n")[0];
+    return (JSON.parse(first ?? "{}") as { manifest?: { started_at?: string } }).manifest
+      ?.started_at;
+  };
+  return readdirSync(results)
+    .map((run) => [started(run) ?? "", run] as const)
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : 1))
+    .map(([, run]) => path.join(results, run));
+}
+
+/** The newest run folder under a results folder (see runFolders). */
+export function newestRun(results: string): string {
+  return runFolders(results).at(-1) ?? path.join(results, "<none>");
+}
+
 export function sortedRows<Row extends { id: string; sample?: number }>(runDir: string): Row[] {
   const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
   return lines
