@@ -6,6 +6,7 @@ import { calibrationText } from "../render/calibrate-text.js";
 import {
   FAILING_LISTED,
   type FailingItem,
+  type FailingLine,
   failingItems,
   failingItemsText,
 } from "../render/failing.js";
@@ -100,21 +101,26 @@ function failingField({ id, score, samples, errors, problem }: FailingItem) {
 interface Reported {
   summary: RunSummary;
   calibration: Calibration | null;
-  failing: FailingItem[];
+  failing: FailingLine[];
 }
 
 /**
  * The report made safe for the terminal as far as the text shows it: of the flaky and failing
  * items it prints the first few and counts the rest, so only those few are copied (a copy of
- * each of 100,000 items cost ~30 MB and ~0.5 s of CPU).
+ * each of 100,000 items cost ~30 MB and ~0.5 s of CPU); with --all, each failing item's line.
  */
 function printable({ summary, calibration, failing }: Reported, all: boolean): Reported {
   const safe = terminalSafeStrings({ summary: { ...summary, flaky: [] }, calibration });
   return {
     summary: { ...safe.summary, flaky: safeHead(summary.flaky, FLAKY_SHOWN) },
     calibration: safe.calibration,
-    failing: safeHead(failing, all ? failing.length : FAILING_LISTED),
+    failing: all ? terminalSafeStrings(failing.map(lineOf)) : safeHead(failing, FAILING_LISTED),
   };
+}
+
+/** What a line of the list shows of an item, and no more. */
+function lineOf({ id, score, samples, errors, problem }: FailingLine): FailingLine {
+  return { id, score, samples, errors, problem };
 }
 
 /** The list with its first `count` entries made safe; the others are only counted. */
