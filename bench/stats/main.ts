@@ -5,13 +5,15 @@
  * of a run that gives each item its own stratum: lists as long as the run, which no call may
  * spread into its arguments (past ~120,000 that overflowed the stack).
  *
- * `--against OTHER/dist/bin/eb.js` runs another build (an older dist copied aside) on the same
- * rows, interleaved with this one round by round so that a busy machine slows both alike, and
- * prints the ratios of the medians; each pair of outputs must be byte for byte the same.
+ * Printed per command: the medians of wall time, CPU time (user + system, steadier than wall time
+ * on a shared machine) and peak RSS, and the load average before and after.
+ * EB_BENCH_BASELINE_CLI=/path/to/other/eb.js also runs another build (an older dist copied aside)
+ * on the same rows, interleaved with this one round by round so that a busy machine slows both
+ * alike, and prints the ratios of the medians; each pair of outputs must be byte for byte the
+ * same. EB_BENCH_CLI=/path/to/eb.js measures a build other than this worktree's dist/.
  *
- * Run: bench/run.sh stats [--items 100000] [--k 5] [--rounds 5] [--against PATH]; `--items
- * 200000` is the million rows per run that crashed `eb report` with "Maximum call stack size
- * exceeded".
+ * Run: bench/run.sh stats [--items 100000] [--k 5] [--rounds 5]; `--items 200000` is the million
+ * rows per run that crashed `eb report` with "Maximum call stack size exceeded".
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -28,14 +30,15 @@ const { values } = parseArgs({
     items: { type: "string", default: "100000" },
     k: { type: "string", default: "5" },
     rounds: { type: "string", default: "5" },
-    against: { type: "string" },
   },
 });
 const items = Number(values.items);
 const k = Number(values.k);
 const rounds = Number(values.rounds);
-const cli = path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
-const other = values.against === undefined ? null : path.resolve(values.against);
+const cli =
+  process.env.EB_BENCH_CLI ?? path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
+const baseline = process.env.EB_BENCH_BASELINE_CLI;
+const other = baseline === undefined ? null : path.resolve(baseline);
 const dir = mkdtempSync(path.join(os.tmpdir(), "eb-bench-stats-"));
 
 /** What one run reads (report) and two runs read (compare) may take. */
@@ -79,39 +82,48 @@ async function writeRows(file: string, seed: number, drop: number, wide = false)
   await new Promise<void>((resolve) => out.end(() => resolve()));
 }
 
-interface Measured {
+interface Figures {
   seconds: number;
+  cpu: number;
   peakMb: number;
   code: number | null;
+}
+
+interface Measured extends Figures {
   /** What it printed on stdout. */
   output: Buffer;
 }
 
-/** Wall time and peak RSS of one whole `eb` process, via GNU time; its stdout kept in a file. */
+/**
+ * Wall time, CPU time and peak RSS of one whole `eb` process, via GNU time; its stdout kept in
+ * a file.
+ */
 function measure(program: string, args: readonly string[]): Measured {
   const outFile = path.join(dir, "stdout");
   const out = openSync(outFile, "w");
   const started = performance.now();
-  const run = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, program, ...args], {
+  const time = ["-f", "%U %S %M"];
+  const run = spawnSync("/usr/bin/time", [...time, process.execPath, program, ...args], {
     encoding: "utf8",
     // --all prints more than spawnSync buffers: stdout goes to a file.
     stdio: ["ignore", out, "pipe"],
   });
   const seconds = (performance.now() - started) / 1000;
   closeSync(out);
-  const peakKb = Number(run.stderr.trim().split("\n").at(-1));
-  return { seconds, peakMb: peakKb / 1024, code: run.status, output: readFileSync(outFile) };
-}
-
-interface Figures {
-  seconds: number;
-  peakMb: number;
-  code: number | null;
+  const [user, system, peakKb] = run.stderr.trim().split("\n").at(-1)!.split(" ").map(Number);
+  return {
+    seconds,
+    cpu: user! + system!,
+    peakMb: peakKb! / 1024,
+    code: run.status,
+    output: readFileSync(outFile),
+  };
 }
 
 function medians(runs: readonly Measured[]): Figures {
   return {
     seconds: median(runs.map((r) => r.seconds)),
+    cpu: median(runs.map((r) => r.cpu)),
     peakMb: median(runs.map((r) => r.peakMb)),
     code: runs[0]!.code,
   };
@@ -144,6 +156,7 @@ await writeRows(cand, 2, 0.01);
 await writeRows(wide, 3, 0, true);
 console.log(`rows: ${items} items × k=${k} = ${items * k} per run; medians of ${rounds} rounds`);
 if (other !== null) console.log(`against ${other}, interleaved; outputs compared byte for byte`);
+const loadBefore = os.loadavg();
 for (const [name, runs, args] of [
   ["report", 1, ["report", base]],
   ["report --json", 1, ["report", base, "--json"]],
@@ -154,13 +167,16 @@ for (const [name, runs, args] of [
 ] as const) {
   const { mine, theirs } = measureBoth(args);
   const target = `target ≤ ${TARGET.seconds * runs} s, ≤ ${TARGET.peakMb * runs} MB`;
-  const figures = `${mine.seconds.toFixed(2)} s  peak ${mine.peakMb.toFixed(0)} MB (${target})  exit ${mine.code}`;
+  const figures = `${mine.seconds.toFixed(2)} s (CPU ${mine.cpu.toFixed(2)} s)  peak ${mine.peakMb.toFixed(0)} MB (${target})  exit ${mine.code}`;
+  const ratio = (a: number, b: number) => `×${(a / b).toFixed(2)}`;
   const versus = theirs
-    ? `  | other ${theirs.seconds.toFixed(2)} s ${theirs.peakMb.toFixed(0)} MB: time ×${(mine.seconds / theirs.seconds).toFixed(2)}, peak ×${(mine.peakMb / theirs.peakMb).toFixed(2)}`
+    ? `  | other ${theirs.seconds.toFixed(2)} s (CPU ${theirs.cpu.toFixed(2)} s) ${theirs.peakMb.toFixed(0)} MB: wall ${ratio(mine.seconds, theirs.seconds)}, CPU ${ratio(mine.cpu, theirs.cpu)}, peak ${ratio(mine.peakMb, theirs.peakMb)}`
     : "";
   const over = mine.seconds > TARGET.seconds * runs || mine.peakMb > TARGET.peakMb * runs;
   console.log(`${name.padEnd(34)} ${figures}${versus}${over ? "  OVER" : ""}`);
 }
+const load = (avg: number[]) => avg.map((value) => value.toFixed(1)).join(" ");
+console.log(`load average before ${load(loadBefore)}, after ${load(os.loadavg())}`);
 rmSync(dir, { recursive: true, force: true });
 
 /** Items as `eb report` aggregates them; the candidate loses a little on some items. */

@@ -54,7 +54,8 @@ async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
   process.stdout.write(
     flags.json
       ? `${terminalSafeJson(JSON.stringify(board.entries, null, 2))}\n`
-      : leaderboardText(terminalSafeStrings(board)),
+      : // The text shows the entries, not the runs' documents (a copy of every item of each).
+        leaderboardText(terminalSafeStrings({ ...board, runs: [] })),
   );
   return EXIT.passed;
 }

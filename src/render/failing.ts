@@ -6,6 +6,9 @@ import { fixed } from "./stats-text.js";
 /** An item with a failed or errored sample, and why the first of them fell short. */
 export type FailingItem = DocumentItem & { problem: string };
 
+/** What a line of the list shows of an item. */
+export type FailingLine = Pick<FailingItem, "id" | "score" | "samples" | "errors" | "problem">;
+
 /** Items `eb report` lists unless `--all` is given. */
 export const FAILING_LISTED = 10;
 
@@ -18,7 +21,7 @@ export function failingItems(items: readonly DocumentItem[]): FailingItem[] {
 }
 
 /** `eb report`'s list of the items that fell short, at most `limit` of them (null: all). */
-export function failingItemsText(items: readonly FailingItem[], limit: number | null): string {
+export function failingItemsText(items: readonly FailingLine[], limit: number | null): string {
   if (items.length === 0) return "every item passed every sample\n";
   const shown = limit === null ? items : items.slice(0, limit);
   // A loop, not Math.max(...shown): --all shows every item, and a spread of 200,000 overflows.
@@ -57,7 +60,7 @@ export function failingItemsMarkdown(items: readonly FailingItem[], limit: numbe
   ];
 }
 
-function scoreOf(item: FailingItem): string {
+function scoreOf(item: FailingLine): string {
   const errors = item.errors > 0 ? `, ${plural(item.errors, "error")}` : "";
   return `${fixed(item.score, 2)} (${plural(item.samples, "sample")}${errors})`;
 }

@@ -9,7 +9,8 @@ import type {
 } from "../report/run-summary.js";
 import { passRateScope } from "./not-run.js";
 
-const FLAKY_SHOWN = 10;
+/** Flaky items named; the others are counted. */
+export const FLAKY_SHOWN = 10;
 /** From this many items an interval says more than the counts do. */
 const INFORMATIVE_ITEMS = 10;
 

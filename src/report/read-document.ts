@@ -19,8 +19,8 @@ export interface ReadDocumentOptions extends SummaryOptions {
   passThreshold?: number;
   /**
    * Take what the rows do not hold from the run folder's report.json, when it has one (see
-   * readWrittenReport): the document is then the one the run wrote. Off for figures alone: a big
-   * run's report.json is larger than its rows.
+   * readWrittenReport): its items, threshold and verdict are then those the run wrote. Off for
+   * figures alone: a big run's report.json is larger than its rows.
    */
   writtenReport?: boolean;
 }
