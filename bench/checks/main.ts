@@ -15,8 +15,9 @@
  * load that drifts hits all of them alike. Printed: median wall time, median CPU time of the
  * whole process tree (steadier than wall time on a shared machine), the median of each round's
  * own eb / limit ratio, and the load average before and after.
- * EB_BENCH_BASELINE_CLI=/path/to/other/eb.js also runs another build in the same rounds, so a
- * change is measured side by side with what it replaces; EB_BENCH_CLI=/path/to/eb.js measures a
+ * EB_BENCH_BASELINE_CLI=/path/to/other/eb.js also runs another build in the same rounds (several,
+ * separated by `:`), so a change is measured side by side with what it replaces;
+ * EB_BENCH_CLI=/path/to/eb.js measures a
  * build other than this worktree's dist/ (a copy set aside keeps a rebuild from pulling it away).
  *
  * Run: bench/run.sh checks [--checks 200] [--runs 5] [--parallel 4]
@@ -43,7 +44,9 @@ const runs = Number(values.runs);
 const parallel = Number(values.parallel);
 const cli =
   process.env.EB_BENCH_CLI ?? path.resolve(import.meta.dirname, "../../../dist/bin/eb.js");
-const baselineCli = process.env.EB_BENCH_BASELINE_CLI;
+const baselineClis = (process.env.EB_BENCH_BASELINE_CLI ?? "")
+  .split(path.delimiter)
+  .filter(Boolean);
 
 /** Half inline scripts, half script_path files, each reading its context.json like real checks. */
 function makeProject(): { root: string; jobs: string[][] } {
@@ -143,8 +146,8 @@ const xargs: Contender = {
   cpu: [],
 };
 const eb = ebRun("eb run (whole process)", cli);
-const baseline = baselineCli === undefined ? null : ebRun(`baseline ${baselineCli}`, baselineCli);
-const contenders = [node, xargs, eb, ...(baseline ? [baseline] : [])];
+const baselines = baselineClis.map((build) => ebRun(`baseline ${build}`, build));
+const contenders = [node, xargs, eb, ...baselines];
 
 const loadBefore = os.loadavg();
 for (const contender of contenders) measure(contender);
@@ -178,9 +181,9 @@ console.log(`ratio eb / Node limit, wall: ${ratio.toFixed(3)} (target ≤ ${TARG
 console.log(`  median of the rounds' own ratios: ${paired(eb, node).toFixed(3)}`);
 console.log(`ratio eb / Node limit, cpu: ${(median(eb.cpu) / median(node.cpu)).toFixed(3)}`);
 console.log(`ratio eb / xargs floor, wall: ${(median(eb.wall) / median(xargs.wall)).toFixed(3)}`);
-if (baseline) {
+for (const baseline of baselines) {
   console.log(
-    `ratio eb / baseline build: wall ${(median(eb.wall) / median(baseline.wall)).toFixed(3)}, ` +
+    `ratio eb / ${baseline.name}: wall ${(median(eb.wall) / median(baseline.wall)).toFixed(3)}, ` +
       `rounds' own ${paired(eb, baseline).toFixed(3)}, ` +
       `cpu ${(median(eb.cpu) / median(baseline.cpu)).toFixed(3)}`,
   );
