@@ -42,8 +42,8 @@ function u64be(value: number): Uint8Array {
  * an error here (it yields the "unavailable" digest).
  */
 export async function computeCheckDefinitionSha256(sourcePath: string): Promise<string> {
-  const bytes = await readCheckFile(sourcePath);
+  const bytes = readCheckFile(sourcePath);
   const check = parseCheck(sourcePath, bytes);
-  const script = check.type === "deterministic" ? await readScriptSnapshot(check) : null;
+  const script = check.type === "deterministic" ? readScriptSnapshot(check) : null;
   return checkDefinitionSha256(bytes, script);
 }

@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { InputError, throwProblems } from "../errors.js";
 import { type DiscoverOptions, discoverCheckFiles } from "./discover.js";
 import { parseCheck, parseYamlMapping } from "./parse.js";
@@ -21,20 +21,24 @@ export interface SelectOptions extends DiscoverOptions {
  */
 export const MAX_CHECK_FILE_BYTES = 10 * 1024 * 1024;
 
-/** A check file's bytes; one over MAX_CHECK_FILE_BYTES is refused before it is read. */
-export async function readCheckFile(file: string): Promise<Uint8Array> {
-  const handle = await open(file, "r");
+/**
+ * A check file's bytes; one over MAX_CHECK_FILE_BYTES is refused before it is read. Read in
+ * place: as promises, each of a few hundred small files took four round trips through the
+ * thread pool before any check could start.
+ */
+export function readCheckFile(file: string): Uint8Array {
+  const fd = openSync(file, "r");
   try {
-    const { size } = await handle.stat();
+    const { size } = fstatSync(fd);
     if (size > MAX_CHECK_FILE_BYTES) {
       const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
       throw new InputError(
         `${file}: the check file is ${mb(size)}; the limit is ${mb(MAX_CHECK_FILE_BYTES)} — a check is a few lines of YAML: put a long script in a file (script_path), or move this file out of the checks folder`,
       );
     }
-    return await handle.readFile();
+    return readFileSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -59,8 +63,7 @@ export async function loadChecks(options: SelectOptions): Promise<Check[]> {
 export async function findChecks(options: SelectOptions): Promise<FoundChecks> {
   const files = await discoverCheckFiles(options);
   const patterns = options.checkIds ?? [];
-  const found =
-    patterns.length === 0 ? await loadFiles(files) : await loadMatching(files, patterns);
+  const found = patterns.length === 0 ? loadFiles(files) : loadMatching(files, patterns);
   // A broken file may be the one with the tag asked for: the tags are looked at once all load.
   if (found.problems.length > 0) return found;
   return { checks: selectByTags(found.checks, options.tags ?? []), problems: [] };
@@ -70,12 +73,9 @@ export async function findChecks(options: SelectOptions): Promise<FoundChecks> {
  * Relaxed, as in the Python original: only the files whose id matches must be valid. Every file
  * is read all the same (one too big to read is a problem: it may be the one asked for).
  */
-async function loadMatching(
-  files: readonly string[],
-  patterns: readonly string[],
-): Promise<FoundChecks> {
+function loadMatching(files: readonly string[], patterns: readonly string[]): FoundChecks {
   const matchers = patterns.map(idMatcher);
-  const read = await Promise.all(files.map(readEntry));
+  const read = files.map(readEntry);
   const readable = read.filter((entry): entry is CheckFile => typeof entry !== "string");
   const ids = readable.map(rawId);
   const matches = (id: string | undefined, p: number) => id !== undefined && matchers[p]!(id);
@@ -87,8 +87,8 @@ async function loadMatching(
 }
 
 /** Every file read and parsed; a file that cannot be is a problem, not a stop. */
-async function loadFiles(files: readonly string[]): Promise<FoundChecks> {
-  return parseEntries(await Promise.all(files.map(readEntry)));
+function loadFiles(files: readonly string[]): FoundChecks {
+  return parseEntries(files.map(readEntry));
 }
 
 interface CheckFile {
@@ -97,9 +97,9 @@ interface CheckFile {
 }
 
 /** A file's bytes, or the problem reading it. */
-async function readEntry(file: string): Promise<CheckFile | string> {
+function readEntry(file: string): CheckFile | string {
   try {
-    return { file, bytes: await readCheckFile(file) };
+    return { file, bytes: readCheckFile(file) };
   } catch (error) {
     if (error instanceof InputError) return error.message;
     const code = error instanceof Error && "code" in error ? String(error.code) : String(error);

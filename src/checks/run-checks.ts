@@ -39,7 +39,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const checks =
     resumed === null ? preflighted.checks : resumedChecks(preflighted.checks, options, resumed);
   const { python } = preflighted;
-  const prepared = await prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
+  const prepared = prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
   const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
     name: checkSuiteName(options, config.projectRoot),
@@ -78,18 +78,16 @@ function resumedSamples(
  * compile is that check's error, found before it runs (never a `failed` check). The compile
  * goes on while the run folder is set up; each check waits for its verdict before it starts.
  */
-async function prepareChecks(
+function prepareChecks(
   checks: readonly Check[],
   python: PythonInterpreter,
   where: { cwd: string; env: NodeJS.ProcessEnv },
   warn: (message: string) => void,
-): Promise<PreparedCheck[]> {
-  const frozen = await Promise.all(
-    checks.map(async (check) => ({
-      check,
-      script: check.type === "deterministic" ? await readScriptSnapshot(check) : null,
-    })),
-  );
+): PreparedCheck[] {
+  const frozen = checks.map((check) => ({
+    check,
+    script: check.type === "deterministic" ? readScriptSnapshot(check) : null,
+  }));
   // Checks that never run (another shard's, an interrupted run's) never look at their verdict:
   // no rejection may be left for them to leave unhandled.
   const syntax = syntaxErrors(frozen, python.executable, where)

@@ -1,4 +1,4 @@
-import { readFile, realpath, stat } from "node:fs/promises";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DeterministicCheck } from "./types.js";
 
@@ -7,18 +7,27 @@ export type ScriptSnapshot =
   | { state: "readable"; resolvedPath: string; bytes: Uint8Array }
   | { state: "unavailable"; resolvedPath: string; reason: string };
 
-export async function readScriptSnapshot(
-  check: DeterministicCheck,
-): Promise<ScriptSnapshot | null> {
+/**
+ * Read in place, like the check files: a few hundred small reads as promises were round trips
+ * through the thread pool before any check could start.
+ */
+export function readScriptSnapshot(check: DeterministicCheck): ScriptSnapshot | null {
   if (check.scriptPath === null) return null;
   const joined = path.resolve(path.dirname(check.sourcePath), check.scriptPath);
-  const resolvedPath = await realpath(joined).catch(() => joined);
+  const resolvedPath = realpathOrAsIs(joined);
   try {
-    const info = await stat(resolvedPath);
-    if (!info.isFile()) return unavailable(resolvedPath);
-    return { state: "readable", resolvedPath, bytes: await readFile(resolvedPath) };
+    if (!statSync(resolvedPath).isFile()) return unavailable(resolvedPath);
+    return { state: "readable", resolvedPath, bytes: readFileSync(resolvedPath) };
   } catch (error) {
     return unavailable(resolvedPath, error);
+  }
+}
+
+function realpathOrAsIs(file: string): string {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return file;
   }
 }
 

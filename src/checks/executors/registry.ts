@@ -49,9 +49,7 @@ const EXECUTORS: { [T in keyof CheckByType]: Executor<CheckByType[T]> } = {
       // eb run reports a missing script or a syntax error as that check's error row and runs
       // the others; eb validate stops on them.
       if (purpose === "run") return { errors: cannotStart, warnings: [] };
-      const items = await Promise.all(
-        checks.map(async (check) => ({ check, script: await readScriptSnapshot(check) })),
-      );
+      const items = checks.map((check) => ({ check, script: readScriptSnapshot(check) }));
       const missing = items.flatMap(({ check, script }) =>
         script?.state === "unavailable"
           ? [`${check.sourcePath}:${check.scriptPlace.firstLine}: ${script.reason}`]
