@@ -16,11 +16,12 @@ import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
+import { type ResultOutFlags, type RunSeen, withResultFile } from "./result-out.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import { writeJunit } from "./write-whole.js";
 
-export interface RunFlags extends Record<string, unknown> {
+export interface RunFlags extends Record<string, unknown>, ResultOutFlags {
   cwd: string;
   projectConfig?: boolean;
   checkDir?: string;
@@ -42,11 +43,16 @@ export function configOptions(flags: RunFlags): LoadConfigOptions {
   };
 }
 
-export async function runCommand(given: RunFlags): Promise<number> {
+export function runCommand(given: RunFlags): Promise<number> {
   const flags = withRunGate(given, ["passThreshold"]);
+  return withResultFile(flags, (seen) => runAndPrint(flags, seen));
+}
+
+async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);
+  seen.config = config;
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
   const interrupt = abortOnSignals();
@@ -69,6 +75,7 @@ export async function runCommand(given: RunFlags): Promise<number> {
       },
       argv: process.argv.slice(2),
     });
+    seen.run = run;
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
     process.stdout.write(
       flags.json
