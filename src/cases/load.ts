@@ -334,13 +334,14 @@ function compileGrader(
     }
     return undefined;
   }
-  const { grade, criteria } = compiled;
+  const { grade, criteria, python } = compiled;
   return {
     type,
     name: name ?? type,
     usesJudge: grader.usesJudge,
     grade,
     ...(criteria ? { criteria } : {}),
+    ...(python ? { python } : {}),
   };
 }
 

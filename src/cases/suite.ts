@@ -50,7 +50,8 @@ export function caseSuite(
   const batched = plan.batch !== null;
   const target = batched ? batchedTarget(plan.target, batch.answers) : plan.target;
   const judge = batched && plan.judge ? batchedJudge(plan.judge, batch.answers) : plan.judge;
-  const sampleOptions = { target, judge, judgeSamples: plan.judgeSamples, model, signal, scrub };
+  const { judgeSamples, processes } = plan;
+  const sampleOptions = { target, judge, judgeSamples, model, signal, scrub, processes };
   let estimator: Estimator | null = null;
   return {
     kind: "cases",
