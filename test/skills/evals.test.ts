@@ -133,3 +133,16 @@ describe("skill eval files", () => {
     await expect(loadSkillEvals(empty)).rejects.toThrow(/no evals\/\*\.json in this skill folder/);
   });
 });
+
+describe("the shipped skills' own evals", () => {
+  const SKILLS = path.resolve(import.meta.dirname, "../../skills");
+  for (const name of ["eval-banana", "gemini-media-use", "voxtral-transcribe"]) {
+    it(`${name}: evals/*.json read, every eval with expectations, named for its skill`, async () => {
+      const files = await loadSkillEvals(path.join(SKILLS, name));
+      const evals = files.flatMap((file) => file.evals);
+      expect(evals.length).toBeGreaterThan(0);
+      for (const e of evals) expect(e.expectations.length).toBeGreaterThan(0);
+      expect(files.find((file) => file.evals.length > 0)?.skillName).toBe(name);
+    });
+  }
+});
