@@ -1,4 +1,5 @@
 import type { DocumentItem, RunDocument } from "../report/document.js";
+import { countOf } from "../report/gate.js";
 import { fixed } from "./stats-text.js";
 
 /** One item of a run (or of a comparison) as a JUnit `testcase`. */
@@ -127,8 +128,7 @@ function runItems(doc: RunDocument): JunitItem[] {
   const ran = doc.items.map((item): JunitItem => itemOf(item));
   const named = doc.not_run.map(({ id, stratum }) => skipped(stratum || NO_CLASS, id));
   const unnamed = doc.items_not_run - named.length;
-  const counted =
-    unnamed > 0 ? [skipped(NO_CLASS, `${unnamed} item${unnamed === 1 ? "" : "s"} not run`)] : [];
+  const counted = unnamed > 0 ? [skipped(NO_CLASS, `${countOf(unnamed, "item")} not run`)] : [];
   return [...ran, ...named, ...counted];
 }
 
@@ -201,7 +201,7 @@ export function brokeReason(base: number, cand: number | null, reason: string | 
 function gateItem(cand: RunDocument): JunitItem {
   const { delta, ci_low, ci_high, margin, verdict, paired } = cand.compare!;
   const passed = cand.verdict.outcome === "passed";
-  const verdictLine = `${verdict}: delta ${fixed(delta, 3)} [${fixed(ci_low, 3)}, ${fixed(ci_high, 3)}] over ${paired} paired items, margin ${margin}`;
+  const verdictLine = `${verdict}: delta ${fixed(delta, 3)} [${fixed(ci_low, 3)}, ${fixed(ci_high, 3)}] over ${countOf(paired, "paired item")}, margin ${margin}`;
   return {
     classname: "eval-banana.compare",
     name: "gate",

@@ -1,3 +1,4 @@
+import { countOf } from "../report/gate.js";
 import type { Leaderboard, LeaderboardEntry } from "../report/leaderboard.js";
 import { fixed } from "./stats-text.js";
 
@@ -11,7 +12,7 @@ export function leaderboardText(board: Leaderboard): string {
   const rows = board.entries.map((entry) => [...cells(entry), mark(entry)]);
   const table = aligned([[...header, "vs best"], ...rows], [...HEADER, "vs best"]);
   const lines = [
-    `leaderboard of ${board.entries.length} runs, best pass rate first`,
+    `leaderboard of ${countOf(board.entries.length, "run")}, best pass rate first`,
     ...table,
     ruleLine(board),
     ...costLines(board.entries),

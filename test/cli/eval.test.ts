@@ -131,7 +131,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     expect(result.stderr).toBe("");
     // Half the samples fail, and the default threshold is 1.0: every sample must pass.
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/\n2 passed, 2 failed, 0 errors in \d+\.\d+ s\n/);
+    expect(result.stdout).toMatch(/\n2 items passed, 2 failed, 0 errored in \d+\.\d+ s\n/);
     expect(result.stdout).toMatch(
       /\nGate: 6\/12 samples passed \(50\.0%\) < threshold 1\.0 → failed\n$/,
     );
@@ -288,7 +288,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     // Long enough for the other call to be answered in time when the machine is loaded.
     const result = await evalModel(root, ["--timeout-seconds", "2", "--max-retries", "0"]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/\n1 passed, 0 failed, 1 error in /);
+    expect(result.stdout).toMatch(/\n1 item passed, 0 failed, 1 errored in /);
     expect(result.stdout).toContain(
       "Gate: 1/2 samples passed (50.0%) < threshold 1.0, and 1 error sample → failed",
     );
@@ -378,7 +378,7 @@ describe("eb eval with a command target", () => {
     expect(result.stdout).toContain(
       '- refund-002: 0/1 - sample 0: no_amount: found "$", "refund of" in "',
     );
-    expect(result.stdout).toMatch(/\n4 passed, 1 failed, 0 errors in /);
+    expect(result.stdout).toMatch(/\n4 items passed, 1 failed, 0 errored in /);
     expect(result.stdout).toContain("Gate: 4/5 samples passed (80.0%) < threshold 1.0 → failed");
   });
 });

@@ -61,7 +61,7 @@ describe("eb eval: one gate with eb run", () => {
     const strict = await evalIn(root);
     expect(strict.code, strict.stderr).toBe(1);
     const [counts, gate] = lastLines(strict.stdout, 2);
-    expect(counts).toMatch(/^3 passed, 1 failed, 0 errors in \d+\.\d\d s$/);
+    expect(counts).toMatch(/^3 items passed, 1 failed, 0 errored in \d+\.\d\d s$/);
     expect(gate).toBe("Gate: 3/4 samples passed (75.0%) < threshold 1.0 → failed");
     const report = JSON.parse(readFileSync(path.join(runFolders(root)[0]!, "report.json"), "utf8"));
     expect(report).toMatchObject({ pass_threshold: 1, meets_threshold: false, run_passed: false });
@@ -85,7 +85,7 @@ describe("eb eval: one gate with eb run", () => {
     const result = await evalIn(root, ["--pass-threshold", "0"]);
     expect(result.code, result.stderr).toBe(1);
     expect(lastLines(result.stdout, 2)).toEqual([
-      expect.stringMatching(/^2 passed, 0 failed, 1 error in /),
+      expect.stringMatching(/^2 items passed, 0 failed, 1 errored in /),
       "Gate: 2/3 samples passed (66.7%) ≥ threshold 0.0, but 1 error sample → failed",
     ]);
   });
@@ -109,14 +109,14 @@ describe("eb eval: one gate with eb run", () => {
     expect(flaky.stdout).toContain(
       '- flaky0: 4/5 - sample 0: equals: expected "right", got "wrong"',
     );
-    expect(flaky.stdout).toMatch(/\n1 passed, 1 failed, 0 errors in .*\nGate: 9\/10 samples/);
+    expect(flaky.stdout).toMatch(/\n1 item passed, 1 failed, 0 errored in .*\nGate: 9\/10 samples/);
 
     const ten = casesProject(ids(10));
     const wide = await evalIn(ten);
     expect(wide.code).toBe(0);
     expect(wide.stdout).toMatch(/^pass rate 1\.000 {2}95% CI \[0\.\d{3}, 1\.000\]/m);
     expect(lastLines(wide.stdout, 2)).toEqual([
-      expect.stringMatching(/^10 passed, 0 failed, 0 errors in /),
+      expect.stringMatching(/^10 items passed, 0 failed, 0 errored in /),
       "Gate: 10/10 samples passed (100.0%) ≥ threshold 1.0, no error samples → passed",
     ]);
   });
@@ -227,7 +227,7 @@ describe("eb run: the same closing lines", () => {
     ]);
     expect(result.stdout).not.toContain("95% CI");
     expect(lines.slice(-2)).toEqual([
-      expect.stringMatching(/^2 passed, 1 failed, 0 errors in \d+\.\d\d s$/),
+      expect.stringMatching(/^2 items passed, 1 failed, 0 errored in \d+\.\d\d s$/),
       "Gate: 2/3 samples passed (66.7%) < threshold 1.0 → failed",
     ]);
   });
@@ -280,7 +280,7 @@ describe("eb run: the same closing lines", () => {
     const result = await runEb(args);
     expect(result.code).toBe(1);
     expect(lastLines(result.stdout, 2)).toEqual([
-      expect.stringMatching(/^1 passed, 0 failed, 1 error in /),
+      expect.stringMatching(/^1 item passed, 0 failed, 1 errored in /),
       "Gate: 1/2 samples passed (50.0%) ≥ threshold 0.0, but 1 error sample → failed",
     ]);
   });
