@@ -76,7 +76,7 @@ export async function runCommand(given: RunFlags): Promise<number> {
         : runText(terminalSafeStrings(run.document), { all: flags.verbose === true }),
     );
     if (flags.junit !== undefined) {
-      await writeJunit(flags.junit, runJunit(run.report, `eb run ${run.report.run_id}`));
+      await writeJunit(flags.junit, runJunit(run.report));
     }
     await runToGithub({
       command: "eb run",

@@ -133,6 +133,7 @@ function metaOf(
       tool_version: m?.version ?? null,
       git_commit: m?.git_commit ?? null,
       command: m?.command ? ["eb", ...m.command].join(" ") : null,
+      suite: m?.suite ?? null,
       target: m?.target ?? null,
       judge: m?.judge_model ?? null,
       samples_per_item: m?.planned?.samplesPerItem ?? null,

@@ -53,7 +53,7 @@ function lastLines(stdout: string, count: number): string[] {
   return stdout.trimEnd().split("\n").slice(-count);
 }
 
-const COUNTS = /^\d+ passed, \d+ failed, \d+ errors? in \d+\.\d+ s$/;
+const COUNTS = /^\d+ items? passed, \d+ failed, \d+ errored in \d+\.\d+ s$/;
 
 describe("eb eval: one gate with eb run", () => {
   it("fails a run with a failing sample by default (exit 1); a lower threshold passes it", async () => {
