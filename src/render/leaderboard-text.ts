@@ -1,5 +1,5 @@
 import { countOf } from "../report/gate.js";
-import type { Leaderboard, LeaderboardEntry } from "../report/leaderboard.js";
+import { type Leaderboard, type LeaderboardEntry, NO_TOKENS } from "../report/leaderboard.js";
 import { fixed } from "./stats-text.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
@@ -46,7 +46,7 @@ export function cells(entry: LeaderboardEntry): string[] {
     String(entry.items),
     fixed(entry.pass_rate),
     `[${fixed(entry.ci_low)}, ${fixed(entry.ci_high)}]`,
-    dollars(entry.cost),
+    entry.cost_note === NO_TOKENS ? "-" : dollars(entry.cost),
     milliseconds(entry.latency_p50_ms),
     milliseconds(entry.latency_p95_ms),
     String(entry.errors),
@@ -58,8 +58,12 @@ function costLines(entries: readonly LeaderboardEntry[]): string[] {
   return unknown === "" ? [] : [`cost unknown for ${unknown}`];
 }
 
-/** Which runs have no cost and why, each reason once: "a, b (no tokens recorded); c (…)". */
+/**
+ * Which runs have no cost and why, each reason once: "a, b (no tokens recorded); c (…)".
+ * Nothing when no run recorded tokens: no cost applies to any of them.
+ */
 export function costUnknownText(entries: readonly LeaderboardEntry[]): string {
+  if (entries.every((entry) => entry.cost_note === NO_TOKENS)) return "";
   const byNote = new Map<string, string[]>();
   for (const entry of entries) {
     if (entry.cost_note === null) continue;

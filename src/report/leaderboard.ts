@@ -145,8 +145,11 @@ function byPassRate(a: LeaderboardRun, b: LeaderboardRun): number {
   return rate(b) - rate(a) || low(b) - low(a);
 }
 
+/** The cost note of a run no cost applies to (deterministic checks, a command target). */
+export const NO_TOKENS = "no tokens recorded";
+
 function costNote(priced: readonly TokenCost[]): string | null {
-  if (priced.length === 0) return "no tokens recorded";
+  if (priced.length === 0) return NO_TOKENS;
   const unpriced = priced.filter((t) => t.cost === null).map((t) => t.model || "(unnamed)");
   return unpriced.length === 0 ? null : `no price in [pricing] for ${unpriced.join(", ")}`;
 }

@@ -135,7 +135,7 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
     expect(pass.stdout).toContain("PASS: the candidate is not worse");
     expect(pass.stdout.match(/^Gate: /gm)).toHaveLength(1);
     expect(lastLines(pass.stdout, 1)[0]).toBe(
-      `Gate: paired compare with the baseline ${baseline} at margin 0.25 → pass → passed`,
+      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.25 → pass → passed`,
     );
 
     const unsure = await evalIn(root, ["--baseline", baseline!]);
@@ -145,7 +145,7 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
       /to tell a drop of 0\.02 from no change, a suite like this one needs about \d[\d,]* items \(it has 20;/,
     );
     expect(lastLines(unsure.stdout, 1)[0]).toBe(
-      `Gate: paired compare with the baseline ${baseline} at margin 0.02 → inconclusive (--inconclusive pass would accept it) → failed`,
+      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.02 → inconclusive (--inconclusive pass would accept it) → failed`,
     );
     const accepted = await evalIn(root, ["--baseline", baseline!, "--inconclusive", "pass"]);
     expect(accepted.code).toBe(0);
