@@ -129,6 +129,27 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     await shot(page, "summary", true);
   });
 
+  it("each tile counts what it says: items by outcome, samples passed; no cost for a command", async () => {
+    const page = await open(path.join(runs.base, "report.html"));
+    const report = readJson<CaseReport & { items: { score: number }[] }>(
+      path.join(runs.base, "report.json"),
+    );
+    const tiles = Object.fromEntries(
+      await page.$$eval(".stat", (nodes) =>
+        nodes.map((node) => [
+          node.querySelector(".label")?.textContent ?? "",
+          node.querySelector(".detail")?.textContent ?? "",
+        ]),
+      ),
+    );
+    const passed = report.items.filter((item) => item.score === 1).length;
+    const failed = report.items.length - passed;
+    expect(tiles.items).toBe(`${passed} passed, ${failed} failed, 0 errored`);
+    expect(tiles.samples).toMatch(/^\d+ passed, 2\.0 per item$/);
+    // A command target records no tokens: no cost applies, and none is shown.
+    expect(tiles).not.toHaveProperty("cost");
+  });
+
   it('the "failed" filter shows exactly the failing items; search narrows them', async () => {
     const page = await open(path.join(runs.base, "report.html"));
     const report = readJson<CaseReport>(path.join(runs.base, "report.json"));
