@@ -192,7 +192,7 @@ export function summaryWithin(
 }
 
 function leftOutLine(lines: number, seeAlso: string): string {
-  const count = `${lines.toLocaleString("en-US")} more line${lines === 1 ? "" : "s"}`;
+  const count = countOf(lines, "more line", undefined, (n) => n.toLocaleString("en-US"));
   return `… and ${count} of this summary left out (GitHub drops a step summary over 1 MiB): every item is in ${seeAlso}.`;
 }
 

@@ -119,7 +119,7 @@ export function budgetLine(doc: RunDocument): string {
   const left = doc.samples_planned - doc.stats.samples;
   return (
     `Budget: ${money(spent)} spent of --max-cost ${money(max)}; ${left} of ` +
-    `${doc.samples_planned} samples not run: finish them with --resume ${doc.output_dir} ` +
+    `${countOf(doc.samples_planned, "sample")} not run: finish them with --resume ${doc.output_dir} ` +
     "and a higher --max-cost"
   );
 }

@@ -131,9 +131,7 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
 
   it("each tile counts what it says: items by outcome, samples passed; no cost for a command", async () => {
     const page = await open(path.join(runs.base, "report.html"));
-    const report = readJson<CaseReport & { items: { score: number }[] }>(
-      path.join(runs.base, "report.json"),
-    );
+    const report = readJson<{ items: { score: number }[] }>(path.join(runs.base, "report.json"));
     const tiles = Object.fromEntries(
       await page.$$eval(".stat", (nodes) =>
         nodes.map((node) => [

@@ -19,7 +19,7 @@ export function breakdownChart(doc: RunDocument): HTMLElement | null {
       estimate: g.pass_rate,
       low: g.ci_low,
       high: g.ci_high,
-      detail: `${g.items} item${g.items === 1 ? "" : "s"}`,
+      detail: counted(g.items, "item"),
     })),
     scale: { min: 0, max: 1 },
     format: fixed,

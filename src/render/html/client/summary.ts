@@ -60,7 +60,7 @@ function stats(doc: RunDocument): Stat[] {
     [
       "cached",
       s.samples > 0 ? percent(s.cached / s.samples) : "n/a",
-      `${count(s.cached)} of ${count(s.samples)} samples`,
+      `${count(s.cached)} of ${counted(s.samples, "sample")}`,
     ],
     ...costStat(doc),
     latency
