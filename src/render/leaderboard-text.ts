@@ -1,5 +1,6 @@
+import { type LeaderboardEntry, NO_TOKENS } from "../report/blocks.js";
 import { countOf } from "../report/gate.js";
-import { type Leaderboard, type LeaderboardEntry, NO_TOKENS } from "../report/leaderboard.js";
+import type { Leaderboard } from "../report/leaderboard.js";
 import { fixed } from "./stats-text.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];

@@ -19,7 +19,7 @@ import { InputError } from "../errors.js";
 import { adjustedLevel } from "../stats/adjust.js";
 import { comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
-import type { LeaderboardEntry } from "./blocks.js";
+import { type LeaderboardEntry, NO_TOKENS } from "./blocks.js";
 import { manifestWarnings, preview } from "./compare-runs.js";
 import { isIncomplete, notRunLine } from "./coverage.js";
 import type { RunDocument } from "./document.js";
@@ -144,9 +144,6 @@ function byPassRate(a: LeaderboardRun, b: LeaderboardRun): number {
   const low = (run: LeaderboardRun) => run.document.stats.ci_low ?? -1;
   return rate(b) - rate(a) || low(b) - low(a);
 }
-
-/** The cost note of a run no cost applies to (deterministic checks, a command target). */
-export const NO_TOKENS = "no tokens recorded";
 
 function costNote(priced: readonly TokenCost[]): string | null {
   if (priced.length === 0) return NO_TOKENS;
