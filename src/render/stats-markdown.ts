@@ -37,7 +37,7 @@ export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null =
     ),
     ...listSection(
       "Failures by grader",
-      summary.graders.map((g) => `${code(g.name)}: ${g.failures}`),
+      summary.graders.map((g) => `${code(g.name)}: failed ${countOf(g.failures, "sample")}`),
     ),
     ...listSection(
       "Judge noise",

@@ -49,7 +49,9 @@ export function summaryText(summary: RunSummary, coverage: Coverage | null = nul
     kLine(stats.pass_at_k, stats.pass_hat_k, stats.ci_level),
     flakyLine(summary),
     `errors ${stats.errors} of ${countOf(stats.samples, "sample")} (scored 0, counted apart from failures)`,
-    ...summary.graders.map((g) => `  grader ${g.name.padEnd(20)} failed ${g.failures}`),
+    ...summary.graders.map(
+      (g) => `  grader ${g.name.padEnd(20)} failed ${countOf(g.failures, "sample")}`,
+    ),
     ...summary.judges.map((j) => `  judge ${j.grader.padEnd(21)} ${judgeNoiseText(j)}`),
     ...breakdownLines(summary),
     cacheLine(summary),

@@ -140,7 +140,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
       /pass rate 0\.500 {2}95% CI \[0\.\d{3}, 0\.\d{3}\] \(clopper-pearson\)/,
     );
     expect(result.stdout).toContain("errors 0 of 12 samples");
-    expect(result.stdout.match(/^ {2}grader \S+ +failed 3$/gm)).toHaveLength(6);
+    expect(result.stdout.match(/^ {2}grader \S+ +failed 3 samples$/gm)).toHaveLength(6);
     expect(result.stdout).toMatch(/^target mock: \d+ in \/ \d+ out tokens/m);
     expect(result.stdout).toMatch(/^judge judge-m: \d+ in \/ \d+ out tokens/m);
     // 12 target calls; each judged prompt is asked once (temperature 0, sample 0, cached).

@@ -53,6 +53,8 @@ describe("counts that say what they count", () => {
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/^ {2}s-a\s+1\.000 \[\S+, \S+\] {2}1 item$/m);
     expect(report.stdout).toContain("flaky 0 of 2 items");
+    // A grader's failures are samples, and say so.
+    expect(report.stdout).toMatch(/^ {2}grader equals +failed 1 sample$/m);
     expect(report.stdout).not.toMatch(/\b1 items\b/);
 
     const compare = await runEb(["compare", "base", "cand"], { cwd: root });
