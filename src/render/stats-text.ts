@@ -122,7 +122,7 @@ function cacheLine(summary: RunSummary): string {
     : "latency: no uncached samples";
   const note =
     cached > 0 ? "; a cached sample keeps its original call's latency, so it is left out" : "";
-  return `cached ${cached} of ${samples}${share}; ${timing}${note}`;
+  return `cached ${cached} of ${countOf(samples, "sample")}${share}; ${timing}${note}`;
 }
 
 function tokenLines(summary: RunSummary): string[] {

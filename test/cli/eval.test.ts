@@ -243,7 +243,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
       "Gate: 6/12 samples passed (50.0%) ≥ threshold 0.0, no error samples → passed",
     );
     expect(server.requests.length).toBe(before);
-    expect(again.stdout).toContain("cached 12 of 12 (100%)");
+    expect(again.stdout).toContain("cached 12 of 12 samples (100%)");
     const [firstDir, secondDir] = runDirs(root);
     const rows = readRows(secondDir!);
     expect(rows.every((row) => row.cached)).toBe(true);
