@@ -43,8 +43,8 @@ function project(grader: object): string {
 }
 
 const roots = Object.fromEntries(Object.entries(GRADERS).map(([name, g]) => [name, project(g)]));
-const wall: Record<string, number[]> = {};
-const cpu: Record<string, number[]> = {};
+const wall: Record<string, number[]> = { equals: [], script: [], command: [] };
+const cpu: Record<string, number[]> = { equals: [], script: [], command: [] };
 for (let round = 0; round < rounds; round++) {
   for (const [name, root] of Object.entries(roots)) {
     const cpuBefore = childrenCpuSeconds();
@@ -57,8 +57,8 @@ for (let round = 0; round < rounds; round++) {
         stdio: "ignore",
       },
     );
-    (wall[name] ??= []).push((performance.now() - started) / 1000);
-    (cpu[name] ??= []).push(childrenCpuSeconds() - cpuBefore);
+    wall[name]!.push((performance.now() - started) / 1000);
+    cpu[name]!.push(childrenCpuSeconds() - cpuBefore);
   }
 }
 const load = os

@@ -22,7 +22,7 @@ const GRADE_MJS = [
   "process.stdin.on('end', () => {",
   "  const ctx = JSON.parse(text);",
   "  if (ctx.answer.includes(process.argv[2]) && ctx.case.id === 'cmd') process.exit(0);",
-  "  process.stderr.write(`no ${process.argv[2]} in ${ctx.answer.trim()}\\n`);",
+  "  process.stderr.write('no ' + process.argv[2] + ' in ' + ctx.answer.trim() + '\\n');",
   "  process.exit(1);",
   "});",
 ].join("\n");
