@@ -50,7 +50,8 @@ describe("regex grader bound", () => {
   it("interrupts with the timeout it is given", () => {
     const started = performance.now();
     expect(boundedTest(/(a+)+$/, EVIL_OUTPUT, 50)).toBe("timeout");
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Not a speed assert: unbounded, this pattern runs for hours; a loaded machine gets slack.
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(boundedTest(/b/, "abc", 50)).toBe(true);
     expect(boundedTest(/z/, "abc", 50)).toBe(false);
   });
