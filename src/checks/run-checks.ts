@@ -8,6 +8,7 @@ import { checkSuiteName } from "../run/suite-name.js";
 import { syntaxErrors } from "./compile.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
+import { judgeBudgetOf } from "./judge-price.js";
 import { preflight, type Selection } from "./preflight.js";
 import type { CheckReport } from "./report.js";
 import { readScriptSnapshot } from "./script.js";
@@ -39,6 +40,8 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const checks =
     resumed === null ? preflighted.checks : resumedChecks(preflighted.checks, options, resumed);
   const { python } = preflighted;
+  // Before the run folder: a cap that cannot price a judge stops the run with nothing run.
+  const budget = judgeBudgetOf(checks, config);
   const prepared = prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
   const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
@@ -49,6 +52,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     env,
     warn: (message) => warn(scrubber.scrub(message)),
     scrubber,
+    budget,
   });
   return { config, ...(await runSuite(suite, { ...options, config })) };
 }

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
-import { EXIT } from "../errors.js";
+import type { Config } from "../config/load.js";
+import { EXIT, InputError } from "../errors.js";
 import type { CheckRow, RunProgress } from "../index.js";
 import {
   gateLine,
@@ -11,7 +12,7 @@ import {
   runJunit,
   runText,
 } from "../index.js";
-import { terminalSafeStrings } from "../report/terminal.js";
+import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
@@ -31,6 +32,7 @@ export interface RunFlags extends Record<string, unknown> {
   resume?: string;
   junit?: string;
   verbose?: boolean;
+  dryRun?: boolean;
 }
 
 export function configOptions(flags: RunFlags): LoadConfigOptions {
@@ -49,6 +51,7 @@ export async function runCommand(given: RunFlags): Promise<number> {
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
+  if (flags.dryRun) return dryRun(flags, config);
   const interrupt = abortOnSignals();
   const progress = process.stderr.isTTY ? liveProgress : debugProgress(debug);
   try {
@@ -92,6 +95,19 @@ export async function runCommand(given: RunFlags): Promise<number> {
   } finally {
     interrupt.dispose();
   }
+}
+
+/** `--dry-run`: the checks, samples and judge runs of the run, and their cost; runs nothing. */
+async function dryRun(flags: RunFlags, config: Config): Promise<number> {
+  if (flags.resume !== undefined) {
+    throw new InputError("--dry-run plans a new run: it does not take --resume");
+  }
+  const { dryRunChecks, checkDryRunText } = await import("../checks/dry-run.js");
+  const selection = { checkDir: flags.checkDir, checkIds: flags.checkId, tags: flags.tag };
+  const { plan, warnings } = await dryRunChecks(config, selection, config.samples);
+  for (const warning of warnings) printWarning(warning);
+  process.stdout.write(terminalSafe(checkDryRunText(plan)));
+  return EXIT.passed;
 }
 
 function liveProgress(row: CheckRow, progress: Readonly<RunProgress>): void {

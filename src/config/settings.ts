@@ -27,6 +27,8 @@ export interface Setting {
   flag?: string;
   /** The flag's value in --help, where the kind's (TEXT, INT, NUM) says too little. */
   placeholder?: string;
+  /** False: `eb init` leaves it out of a new config (a key kept only so old files load). */
+  template?: false;
   /** One wording for the flag's help and the `eb init` comment: lower case, no final period. */
   help: string;
 }
@@ -58,6 +60,19 @@ const reportFormats = text.refine(
   "must list md, html or none, comma-separated",
 );
 
+const dollars = z.number().positive("must be greater than 0");
+
+/*
+ * A setting of both [core] (eb run) and [eval] (eb eval, eb pairwise) is one flag, one variable
+ * and one meaning in every command; the file's section says which runs a value is for.
+ */
+const PASS_THRESHOLD_HELP =
+  "minimum share of the run's samples that must pass (0.0-1.0); any error sample fails the run";
+const MAX_COST_HELP =
+  "budget of one run in US dollars, priced by [pricing]: no new model call or judge-agent run " +
+  "starts once the spend plus the estimates of those in flight would pass it (the run ends " +
+  "budget_exceeded)";
+
 export const SETTINGS = [
   {
     section: "core",
@@ -75,7 +90,7 @@ export const SETTINGS = [
     kind: "number",
     schema: fraction,
     default: 1,
-    help: "minimum share of check samples that must pass (0.0-1.0); any error sample fails the run",
+    help: PASS_THRESHOLD_HELP,
   },
   {
     section: "core",
@@ -125,11 +140,21 @@ export const SETTINGS = [
   },
   {
     section: "core",
+    key: "max_cost",
+    env: "MAX_COST",
+    kind: "number",
+    schema: dollars,
+    example: 5,
+    help: MAX_COST_HELP,
+  },
+  {
+    section: "core",
     key: "llm_max_input_chars",
     env: "LLM_MAX_INPUT_CHARS",
     kind: "integer",
     schema: count,
     default: 0,
+    template: false,
     help: "kept for compatibility with the Python original; has no effect",
   },
   {
@@ -240,11 +265,9 @@ export const SETTINGS = [
     key: "max_cost",
     env: "MAX_COST",
     kind: "number",
-    schema: z.number().positive("must be greater than 0"),
+    schema: dollars,
     example: 5,
-    help:
-      "budget of one run in US dollars, priced by [pricing]: no new call starts once the spend " +
-      "plus the estimates of the calls in flight would pass it (the run ends budget_exceeded)",
+    help: MAX_COST_HELP,
   },
   {
     section: "eval",
@@ -294,11 +317,11 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "pass_threshold",
-    env: "EVAL_PASS_THRESHOLD",
+    env: "PASS_THRESHOLD",
     kind: "number",
     schema: fraction,
     default: 1,
-    help: "minimum share of case samples that must pass (0.0-1.0); any error sample fails the run",
+    help: PASS_THRESHOLD_HELP,
   },
   {
     section: "report",
