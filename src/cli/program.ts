@@ -136,6 +136,20 @@ const EVAL_SETTINGS = [
   "report.formats",
 ] as const satisfies readonly SettingId[];
 
+/** What `eb eval --help` shows first: what it does, and how it is used. */
+const EVAL_SYNOPSIS = `Send JSONL cases to a model or a command, k samples each, grade them
+and gate the run. Exit 0 passed, 1 fell short, 2 could not run, 130 interrupted.
+
+Examples:
+  eb eval cases.jsonl -m gpt-4.1-mini -k 3 --judge gpt-4.1
+  eb eval cases.jsonl -m llama3 --api-base http://localhost:11434/v1
+  eb eval cases.jsonl --target "node app/answer.mjs" --pass-threshold 0.9
+  eb eval cases.jsonl -m gpt-4.1-mini -k 3 --baseline latest --margin 0.05
+  eb eval cases.jsonl -m gpt-4.1-mini --dry-run   (what it would call and cost)
+
+Targets, the cache, concurrency, cost, batch, output, the gate and exit codes:
+after the options.`;
+
 const EVAL_HELP = `
 Targets (exactly one):
   -m MODEL         each case's messages go to POST <api-base>/chat/completions; the API key is
@@ -143,7 +157,8 @@ Targets (exactly one):
                    a local endpoint (--api-base other than api.openai.com) needs none
   --target CMD     CMD runs once per sample, without a shell, in --cwd; it reads
                    {"id","stratum","messages","sample"} as JSON on stdin and prints its output on
-                   stdout; a non-zero exit or a timeout is an error sample. It inherits eb's
+                   stdout; a non-zero exit or a run past --timeout-seconds is an error sample.
+                   It inherits eb's
                    environment without EVAL_BANANA_API_KEY and OPENAI_API_KEY (--target-env NAME
                    passes one on); any key it echoes is written as [redacted]
   Judge graders ask --judge MODEL through the same endpoint and cache, so they need the key too.
@@ -158,8 +173,8 @@ flight and double while they succeed; the first rate-limit answer (429, or 503 w
 Retry-After) cuts the limit to 80%, once per burst, and from then on it grows by 5% per round of
 successes, up to --max-workers (default 64). Retry-After delays only the call it answered; other
 errors never lower the limit. --workers N pins it at N. A --target command has no rate limit to
-adapt to: it runs --workers (default 8) at once. The progress line shows the current limit;
-the manifest and report.json keep its history.
+adapt to: it runs --workers (default 8) at once. Cases run at once up to the same limit. The
+progress line shows the current limit; the manifest and report.json keep its history.
 
 Cost: --dry-run prints what a run would call (after the cache) and its estimated tokens and
 cost, calling nothing: input tokens are characters / 4, an answer not cached counts
@@ -204,19 +219,14 @@ Exit codes:
        the judge's): the run stops at once, the rows so far are kept, and the message names the
        variable to set; finish it with --resume RUN
   130  interrupted (Ctrl-C, SIGTERM): finished rows and a report marked interrupted are written
-
-Examples:
-  eb eval cases.jsonl -m gpt-4.1-mini -k 3 --judge gpt-4.1
-  eb eval cases.jsonl -m llama3 --api-base http://localhost:11434/v1
-  eb eval cases.jsonl --target "node app/answer.mjs" --pass-threshold 0.9
-  eb eval cases.jsonl -m gpt-4.1-mini -k 3 --baseline latest --margin 0.05
 `;
 
 addSettingOptions(
   addNoProjectConfig(
     program
       .command("eval")
-      .description("send JSONL cases to a model or a command, k samples each, and grade them")
+      .summary("send JSONL cases to a model or a command, k samples each, and grade them")
+      .description(EVAL_SYNOPSIS)
       .argument(
         "[cases]",
         "JSONL case file, one case per line (relative to --cwd); with --resume, the run's own by default",
@@ -315,7 +325,8 @@ program
   .command("report")
   .summary("statistics of a finished run")
   .description(
-    "Statistics of a finished run (a run folder or a rows.jsonl, also the article's rows): " +
+    "Statistics of a finished run (a run folder or a rows.jsonl, also the rows of " +
+      '"Building an Eval Harness in 200 Lines"): ' +
       "pass rate with a 95% interval, flaky items, errors, failures per grader, breakdown by " +
       "stratum or tag, cache share, latency, tokens and cost ([pricing] in the config), then " +
       "the items that failed or errored, worst first, each with the reason it fell short. " +
@@ -383,7 +394,8 @@ program
   .summary("check a judge against people's labels, and correct its pass rate")
   .description(
     "Join people's labels of some samples with a run's marks (a run folder or rows file, also " +
-      "the article's rows): per labelled grader, TPR, TNR and Cohen's kappa with intervals, the " +
+      'the rows of "Building an Eval Harness in 200 Lines"): per labelled grader, TPR, TNR and ' +
+      "Cohen's kappa with intervals, the " +
       "raw pass rate and the corrected pass rate people would give, with an interval that " +
       "carries both the run's and the labels' uncertainty. Exit 0, or 2 for labels that cannot " +
       "be read or do not fit the run.",
@@ -459,9 +471,12 @@ program
     );
   });
 
-/** eb eval's settings but its own gate's and the shard: a pairwise run judges every pair. */
+/**
+ * eb eval's settings but those of its target and its gate: a pairwise run asks one verdict of
+ * each order of every pair (no shard, no judge samples), gated on the net win rate.
+ */
 const PAIRWISE_SETTINGS = EVAL_SETTINGS.filter(
-  (id) => id !== "eval.pass_threshold" && id !== "core.shard",
+  (id) => !["eval.pass_threshold", "core.shard", "eval.judge_samples"].includes(id),
 );
 
 const PAIRWISE_HELP = `
@@ -570,7 +585,7 @@ function intervalOption(): Option {
     "--interval <METHOD>",
     "clopper-pearson: the exact binomial interval on the effective number of trials (covers " +
       "≥ 93.7% in every one of 560 simulated settings, exact at one sample per item); " +
-      "bootstrap: the article's percentile bootstrap",
+      'bootstrap: the percentile bootstrap of "Building an Eval Harness in 200 Lines"',
   )
     .choices(["clopper-pearson", "bootstrap"])
     .default("clopper-pearson");

@@ -81,6 +81,7 @@ export const SETTINGS = [
     kind: "string",
     schema: text,
     default: ".eval-banana/results",
+    placeholder: "DIR",
     help: "where run folders go (relative to the project root, the folder holding .eval-banana/)",
   },
   {
@@ -214,7 +215,7 @@ export const SETTINGS = [
     kind: "string",
     schema: text,
     example: "gpt-4.1-mini",
-    help: 'judge model for "judge" graders, asked through the same endpoint',
+    help: 'judge model, asked through the same endpoint: by "judge" graders (eb eval), of every pair (eb pairwise)',
   },
   {
     section: "eval",
@@ -235,9 +236,7 @@ export const SETTINGS = [
     kind: "number",
     schema: z.number().min(0, "must be at least 0").max(2, "must be at most 2"),
     default: 0,
-    help:
-      "sampling temperature of the judge's calls; at 0, --judge-samples measures only the " +
-      "provider's nondeterminism",
+    help: "sampling temperature of the judge's calls (part of their cache key)",
   },
   {
     section: "eval",
@@ -247,9 +246,8 @@ export const SETTINGS = [
     schema: positiveInt,
     example: 8,
     help:
-      "pins the calls in flight to each model (and the cases run at once); unset, it adapts to " +
-      "the endpoint's rate limit, from 8 up to max_workers; a --target command runs 8 at once " +
-      "unless set",
+      "pins the calls in flight to each model; unset, it adapts to the endpoint's rate limit, " +
+      "from 8 up to max_workers",
   },
   {
     section: "eval",
@@ -258,7 +256,7 @@ export const SETTINGS = [
     kind: "integer",
     schema: positiveInt,
     default: 64,
-    help: "most calls in flight to one model while the concurrency adapts (cases run at once, too)",
+    help: "most calls in flight to one model while the concurrency adapts",
   },
   {
     section: "eval",
@@ -276,7 +274,7 @@ export const SETTINGS = [
     kind: "number",
     schema: positiveSeconds,
     default: 120,
-    help: "limit of one call (or one run of a --target command), in seconds, per attempt",
+    help: "limit of one call to the endpoint, in seconds, per attempt",
   },
   {
     section: "eval",

@@ -2,7 +2,7 @@ import type { Command, Option } from "commander";
 import { describe, expect, it } from "vitest";
 import { OUT, OUT_HELP } from "../../src/cli/options.js";
 import { program } from "../../src/cli/program.js";
-import { envName, flagName, SETTINGS, type Setting, settingId } from "../../src/config/settings.js";
+import { envName, flagName, SETTINGS, type Setting } from "../../src/config/settings.js";
 
 /** Every command of eb with its options, by name. */
 function commands(): Map<string, readonly Option[]> {
@@ -19,6 +19,7 @@ function commands(): Map<string, readonly Option[]> {
 }
 
 const table: readonly Setting[] = SETTINGS;
+const settingId = (setting: Setting) => `${setting.section}.${setting.key}`;
 
 /** The settings a flag sets, in the table's order. */
 function settingsOf(flag: string | undefined): Setting[] {

@@ -93,7 +93,7 @@ describe("the eb init template", () => {
 
   it("leaves out the settings that have no effect", () => {
     const left = SETTINGS.filter((s: Setting) => s.template === false);
-    expect(left.map(settingId)).toEqual(["core.llm_max_input_chars"]);
+    expect(left.map((s) => `${s.section}.${s.key}`)).toEqual(["core.llm_max_input_chars"]);
     for (const setting of left) {
       expect(CONFIG_TEMPLATE).not.toContain(setting.key);
     }
@@ -115,7 +115,7 @@ describe("the eb init template", () => {
     });
   });
 
-  it.each(written.map((s): [string, Setting] => [settingId(s), s]))(
+  it.each(written.map((s): [string, Setting] => [`${s.section}.${s.key}`, s]))(
     "explains %s and writes its value or example",
     (_, setting) => {
       const written = setting.init ?? setting.default;
