@@ -9,6 +9,7 @@ import type { RunDocument } from "../report/document.js";
 import { signed } from "./compare-text.js";
 import { cell, code } from "./markdown.js";
 import { PAIR_VERDICT_TEXT } from "./pair-verdict-text.js";
+import { judgeCacheLine } from "./run-text.js";
 
 /** A document of `eb pairwise`: one with its block. */
 type PairwiseDocument = RunDocument & { pairwise: PairwiseBlock };
@@ -26,6 +27,7 @@ export function pairwiseText(doc: PairwiseDocument): string {
     biasLine(r),
     ...strataLines(r),
     ...caseLines(r.cases),
+    ...[judgeCacheLine(doc)].filter((line) => line !== ""),
     `${PAIR_VERDICT_TEXT[r.verdict]} (margin ${r.margin})`,
     ...whyInconclusive(doc).map((why) => `  ${why}`),
   ];
