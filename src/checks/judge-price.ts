@@ -34,13 +34,13 @@ export function unpricedReason(judge: JudgeRun): string {
 }
 
 /**
- * `eb run --max-cost`: a harness-judge run starts only while the runs done and in flight, each at
- * its per_run price, plus its own stay within the cap. Once one is refused, no judge starts (the
- * run ends budget_exceeded); deterministic checks cost nothing and still run.
+ * `eb run --max-cost`: each harness-judge run is booked at its per_run price as it starts, and
+ * refused (it and every judge run after it: the run ends budget_exceeded) when the runs booked
+ * would pass the cap. A price is the whole estimate, so what is booked is what is spent.
+ * Deterministic checks cost nothing and still run.
  */
 export class JudgeBudget {
-  private spent = 0;
-  private reserved = 0;
+  private booked = 0;
   private refused = false;
 
   constructor(readonly maxCost: number) {}
@@ -49,27 +49,26 @@ export class JudgeBudget {
     return this.refused;
   }
 
-  get spentSoFar(): number {
-    return this.spent;
+  get spent(): number {
+    return this.booked;
   }
 
-  admit(price: number): boolean {
+  /** Books a run at `price`; false once the cap would be passed. */
+  book(price: number): boolean {
     if (price === 0) return true;
-    this.refused ||= this.spent + this.reserved + price > this.maxCost;
-    if (this.refused) return false;
-    this.reserved += price;
-    return true;
+    this.refused ||= this.booked + price > this.maxCost;
+    if (!this.refused) this.booked += price;
+    return !this.refused;
   }
 
-  /** A run admitted at `price` is over; it counts as spent only if it ran. */
-  settle(price: number, ran: boolean): void {
-    this.reserved -= price;
-    if (ran) this.spent += price;
+  /** A booked run that never ran (interrupted). */
+  unbook(price: number): void {
+    this.booked -= price;
   }
 
   /** A judge run of an earlier attempt (--resume). */
   restore(price: number): void {
-    this.spent += price;
+    this.booked += price;
   }
 }
 

@@ -98,7 +98,7 @@ export function checkSuite(
     runSample: async (item, sample, { runDir, signal, index }) => {
       // Over the budget, a judge run does not start: --resume with a higher one runs it.
       const price = priceOf(item);
-      if (budget && !budget.budget.admit(price)) return null;
+      if (budget && !budget.budget.book(price)) return null;
       const stem = sampleStem(safeStem(item.id), sample, samples);
       const context: ExecContext = {
         config,
@@ -112,8 +112,10 @@ export function checkSuite(
         scrubber: options.scrubber,
       };
       const result = await runCheckSample(item.prepared, context);
-      budget?.budget.settle(price, result !== null);
-      if (!result) return null;
+      if (!result) {
+        budget?.budget.unbook(price);
+        return null;
+      }
       writeJson(path.join(context.checksDir, `${stem}.json`), result, options.scrubber);
       item.results[sample] = result;
       return rowOf(result, sample);
@@ -161,7 +163,7 @@ function finish(
     ),
     formats: config.reportFormats,
     scrub: scrubber.scrub,
-    budget: budget && { max_cost: budget.budget.maxCost, spent: budget.budget.spentSoFar },
+    budget: budget && { max_cost: budget.budget.maxCost, spent: budget.budget.spent },
     budgetExhausted: budget?.budget.exceeded ?? false,
   });
 }

@@ -60,18 +60,36 @@ const reportFormats = text.refine(
   "must list md, html or none, comma-separated",
 );
 
-const dollars = z.number().positive("must be greater than 0");
-
 /*
  * A setting of both [core] (eb run) and [eval] (eb eval, eb pairwise) is one flag, one variable
  * and one meaning in every command; the file's section says which runs a value is for.
  */
-const PASS_THRESHOLD_HELP =
-  "minimum share of the run's samples that must pass (0.0-1.0); any error sample fails the run";
-const MAX_COST_HELP =
-  "budget of one run in US dollars, priced by [pricing]: no new model call or judge-agent run " +
-  "starts once the spend plus the estimates of those in flight would pass it (the run ends " +
-  "budget_exceeded)";
+const OF_EVERY_RUN = {
+  pass_threshold: {
+    env: "PASS_THRESHOLD",
+    kind: "number",
+    schema: fraction,
+    default: 1,
+    help: "minimum share of the run's samples that must pass (0.0-1.0); any error sample fails the run",
+  },
+  max_cost: {
+    env: "MAX_COST",
+    kind: "number",
+    schema: z.number().positive("must be greater than 0"),
+    example: 5,
+    help:
+      "budget of one run in US dollars, priced by [pricing]: no new model call or judge-agent " +
+      "run starts once the spend plus the estimates of those in flight would pass it (the run " +
+      "ends budget_exceeded)",
+  },
+} as const;
+
+function ofEveryRun<S extends "core" | "eval", K extends keyof typeof OF_EVERY_RUN>(
+  section: S,
+  key: K,
+) {
+  return { section, key, ...OF_EVERY_RUN[key] };
+}
 
 export const SETTINGS = [
   {
@@ -84,15 +102,7 @@ export const SETTINGS = [
     placeholder: "DIR",
     help: "where run folders go (relative to the project root, the folder holding .eval-banana/)",
   },
-  {
-    section: "core",
-    key: "pass_threshold",
-    env: "PASS_THRESHOLD",
-    kind: "number",
-    schema: fraction,
-    default: 1,
-    help: PASS_THRESHOLD_HELP,
-  },
+  ofEveryRun("core", "pass_threshold"),
   {
     section: "core",
     key: "max_parallel_checks",
@@ -139,15 +149,7 @@ export const SETTINGS = [
     placeholder: "I/N",
     help: "run only shard I of N (items dealt by a stable hash of their id); eb merge joins the shards' run folders",
   },
-  {
-    section: "core",
-    key: "max_cost",
-    env: "MAX_COST",
-    kind: "number",
-    schema: dollars,
-    example: 5,
-    help: MAX_COST_HELP,
-  },
+  ofEveryRun("core", "max_cost"),
   {
     section: "core",
     key: "llm_max_input_chars",
@@ -258,15 +260,7 @@ export const SETTINGS = [
     default: 64,
     help: "most calls in flight to one model while the concurrency adapts",
   },
-  {
-    section: "eval",
-    key: "max_cost",
-    env: "MAX_COST",
-    kind: "number",
-    schema: dollars,
-    example: 5,
-    help: MAX_COST_HELP,
-  },
+  ofEveryRun("eval", "max_cost"),
   {
     section: "eval",
     key: "timeout_seconds",
@@ -312,15 +306,7 @@ export const SETTINGS = [
     default: ".eval-banana/cache",
     help: "where answers are cached (relative to the project root); --no-cache skips it",
   },
-  {
-    section: "eval",
-    key: "pass_threshold",
-    env: "PASS_THRESHOLD",
-    kind: "number",
-    schema: fraction,
-    default: 1,
-    help: PASS_THRESHOLD_HELP,
-  },
+  ofEveryRun("eval", "pass_threshold"),
   {
     section: "report",
     key: "formats",
