@@ -1,7 +1,8 @@
+import { missingAgentProgram } from "../agents/preflight.js";
 import type { Config } from "../config/load.js";
 import { shardText } from "../config/shard-spec.js";
 import { takeShard } from "../run/shard.js";
-import { judgeRunOf, unpricedReason } from "./judge-price.js";
+import { type JudgeRun, judgeRunOf, unpricedReason } from "./judge-price.js";
 import { type Selection, selectChecks } from "./preflight.js";
 
 /** The runs of one judge agent and model, over the checks it judges. */
@@ -13,6 +14,8 @@ export interface JudgeRuns {
   runs: number;
   /** `[pricing."MODEL"] per_run`; null when unknown. */
   price: number | null;
+  /** Why eb run would stop before this judge runs (no agent set, its program not found). */
+  stop: string | null;
 }
 
 /** What `eb run --dry-run` prints: the work of a run, and what its judges would cost. */
@@ -35,6 +38,7 @@ export async function dryRunChecks(
   config: Config,
   selection: Selection,
   samples: number,
+  env: NodeJS.ProcessEnv,
 ): Promise<{ plan: CheckDryRun; warnings: string[] }> {
   const { checks: found, warnings } = await selectChecks(config, selection);
   const { items: checks } = takeShard(found, config.shard);
@@ -43,7 +47,12 @@ export async function dryRunChecks(
     if (check.type !== "harness_judge") continue;
     const run = judgeRunOf(check, config);
     const key = `${run.agent}\u0000${run.model}`;
-    const line = judges.get(key) ?? { ...run, checks: 0, runs: 0 };
+    const line = judges.get(key) ?? {
+      ...run,
+      checks: 0,
+      runs: 0,
+      stop: await stopOf(run, config, env),
+    };
     line.checks++;
     line.runs += samples;
     judges.set(key, line);
@@ -66,6 +75,16 @@ export async function dryRunChecks(
 /** Checks named one per line; the rest are counted. */
 const LISTED = 20;
 
+/** Looked up, never run: the agent's program on PATH, as eb run's pre-flight looks for it. */
+async function stopOf(
+  run: JudgeRun,
+  config: Config,
+  env: NodeJS.ProcessEnv,
+): Promise<string | null> {
+  if (run.agent === null) return "no judge agent: set [harness] agent (or --harness-agent)";
+  return missingAgentProgram(run.agent, config.agents, env, config.projectRoot);
+}
+
 export function checkDryRunText(d: CheckDryRun): string {
   const count = (n: number, what: string) =>
     `${n.toLocaleString("en-US")} ${what}${n === 1 ? "" : "s"}`;
@@ -80,7 +99,10 @@ export function checkDryRunText(d: CheckDryRun): string {
       : []),
     `Deterministic: ${count(d.scripts, "check")}, ${count(d.scripts * d.samples, "script run")}`,
     `Harness judges: ${count(judgeChecks, "check")}, ${count(judgeChecks * d.samples, "agent run")} (one judge call each)`,
-    ...d.judges.map((line) => `  ${judgeLine(line)}`),
+    ...d.judges.flatMap((line) => [
+      `  ${judgeLine(line)}`,
+      ...(line.stop === null ? [] : [`    eb run would stop here (exit 2): ${line.stop}`]),
+    ]),
     `Estimated cost: ${costText(d)}`,
   ];
   return `${lines.join("\n")}\n`;

@@ -104,7 +104,7 @@ async function dryRun(flags: RunFlags, config: Config): Promise<number> {
   }
   const { dryRunChecks, checkDryRunText } = await import("../checks/dry-run.js");
   const selection = { checkDir: flags.checkDir, checkIds: flags.checkId, tags: flags.tag };
-  const { plan, warnings } = await dryRunChecks(config, selection, config.samples);
+  const { plan, warnings } = await dryRunChecks(config, selection, config.samples, process.env);
   for (const warning of warnings) printWarning(warning);
   process.stdout.write(terminalSafe(checkDryRunText(plan)));
   return EXIT.passed;

@@ -61,6 +61,24 @@ describe("eb run --dry-run", () => {
     expect(run.stdout).toContain('cost unknown: no [pricing."judge-m"] per_run');
     expect(run.stdout).toContain("Estimated cost: unknown");
   });
+  it("says where eb run would stop: a judge agent whose program is not there", async () => {
+    const root = makeProject({ "eval_checks/a.yaml": judgeYaml("judge_a") });
+    writeFile(root, ".eval-banana/config.toml", '[harness]\nagent = "codex"\n');
+    const env = { PATH: path.dirname(process.execPath) };
+    const run = await runEb(["run", "--dry-run"], { cwd: root, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("  codex, model gpt-5.6-sol: 1 run of 1 check; cost unknown");
+    expect(run.stdout).toContain(
+      "    eb run would stop here (exit 2): Harness agent 'codex' runs 'codex', which was not found on PATH.",
+    );
+  });
+
+  it("plans a new run only: --resume is refused", async () => {
+    const root = judgedProject("");
+    const run = await runEb(["run", "--dry-run", "--resume", "somewhere"], { cwd: root });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--dry-run plans a new run: it does not take --resume");
+  });
 });
 
 describe("eb run --max-cost", () => {
@@ -75,11 +93,23 @@ describe("eb run --max-cost", () => {
       verdict: { outcome: string };
       budget: { max_cost: number; spent: number };
       items_not_run: number;
+      output_dir: string;
     };
     expect(report.verdict.outcome).toBe("budget_exhausted");
     expect(report.budget).toEqual({ max_cost: 1.2, spent: 1 });
     // The script check costs nothing and still runs; one judge does not.
     expect(report.items_not_run).toBe(1);
+
+    const resumed = await runEb(
+      ["run", "--resume", report.output_dir, "--max-cost", "2", "--json"],
+      { cwd: root },
+    );
+    expect(resumed.code).toBe(0);
+    expect(agentRuns(root)).toBe(3);
+    const finished = JSON.parse(resumed.stdout) as typeof report;
+    expect(finished.verdict.outcome).toBe("passed");
+    // The earlier attempt's two judge runs count against the cap too.
+    expect(finished.budget).toEqual({ max_cost: 2, spent: 1.5 });
   });
 
   it("refuses a judge with no price before anything runs (exit 2)", async () => {
