@@ -1,6 +1,12 @@
-import { didYouMean, InputError } from "../errors.js";
+import { didYouMean, InputError, InputProblems } from "../errors.js";
 import type { AgentOverride } from "./override.js";
 import { type AgentTemplate, BUILTIN_AGENTS, CUSTOM_AGENT_BASE } from "./templates.js";
+
+/**
+ * What stops a judge check before it runs: no agent configured, or an unknown one. Its own
+ * class, as the result file (`eb run --result-out`) reports it as `harness_error`.
+ */
+export class HarnessError extends InputProblems {}
 
 /** The built-in template of `name` with its `[agents.<name>]` override applied. */
 export function resolveTemplate(
@@ -12,11 +18,11 @@ export function resolveTemplate(
   if (!builtin && !override) {
     const known = [...Object.keys(BUILTIN_AGENTS), ...Object.keys(overrides)];
     const near = didYouMean(name, known);
-    throw new InputError(
+    throw new HarnessError([
       `Unknown harness agent: ${name}${near === null ? "" : ` (${near})`}. ` +
         `Known agents: ${known.join(", ")}. ` +
         `Pick one of them, or define [agents.${name}] with a command in .eval-banana/config.toml.`,
-    );
+    ]);
   }
   if (!builtin && !override?.command) {
     throw new InputError(`[agents.${name}] command is required for custom agents.`);

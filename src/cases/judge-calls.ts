@@ -39,6 +39,15 @@ export async function judgeCallsOf(
     return '{"score": 1, "reason": "noted"}';
   };
   const request = c.messages.at(-1)?.content ?? "";
-  await gradeOutput(output, graders, { request, messages: c.messages, judge, judgeSamples });
+  // Only judge graders run here: no grader program is started.
+  const item = { id: c.id, stratum: c.stratum, sample: 0 };
+  await gradeOutput(output, graders, {
+    request,
+    messages: c.messages,
+    judge,
+    judgeSamples,
+    item,
+    processes: null,
+  });
   return calls;
 }

@@ -328,20 +328,30 @@ function compileGrader(
   }
   const compiled = grader.compile(fields);
   if (!compiled.ok) {
-    const todo = `${type} takes ${grader.describe}`;
+    const takes = `${type} takes ${grader.describe}`;
     for (const issue of compiled.issues) {
+      const near = nearFields(issue, grader.schema);
+      const todo = near.length > 0 ? `${near.join(" ")} ${takes}` : takes;
       problems.push({ line, what: `${label} (${type}): ${graderIssueText(issue, fields)}`, todo });
     }
     return undefined;
   }
-  const { grade, criteria } = compiled;
+  const { grade, criteria, python } = compiled;
   return {
     type,
     name: name ?? type,
     usesJudge: grader.usesJudge,
     grade,
     ...(criteria ? { criteria } : {}),
+    ...(python ? { python } : {}),
   };
+}
+
+/** "did you mean" for each unknown field of a grader, from the fields its schema takes. */
+function nearFields(issue: z.core.$ZodIssue, schema: z.ZodType): string[] {
+  if (issue.code !== "unrecognized_keys" || !("shape" in schema)) return [];
+  const known = Object.keys(schema.shape as object);
+  return issue.keys.flatMap((key) => didYouMean(key, known, '"') ?? []);
 }
 
 function graderIssueText(issue: z.core.$ZodIssue, fields: unknown): string {

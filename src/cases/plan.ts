@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { type Config, type EvalConfig, environmentOf } from "../config/load.js";
 import { InputError } from "../errors.js";
+import type { GraderProcesses } from "../graders/types.js";
 import { type Cache, createCache, type RunCache } from "../model/cache.js";
 import type { ChatRequest, ChatTarget } from "../model/chat.js";
 import { createCommandTarget, missingProgram } from "../model/command-target.js";
@@ -10,6 +11,7 @@ import { Limiters } from "../model/limiter.js";
 import { responseLimitBytes } from "../model/response-limit.js";
 import { isRateLimit } from "../model/retry.js";
 import type { CaseTarget, ChatResult } from "../model/types.js";
+import { type PythonInterpreter, resolvePython } from "../process/python.js";
 import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "../report/record.js";
 import { configOf, flagGiven, resumedConfig } from "../run/options.js";
 import { manifestOfRun } from "../run/run-folder.js";
@@ -18,6 +20,7 @@ import { redactUrl } from "../secrets/redact.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { BATCHES_FILE, type BatchSettings, JUDGE_BATCHES_FILE } from "./batch-settings.js";
 import { Budget, metered } from "./budget.js";
+import { checkGraderPython } from "./grader-python.js";
 import { caseFileCandidates, loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
 import { type JudgeFn, makeJudge } from "./sample.js";
@@ -53,6 +56,8 @@ export interface Plan {
   budget: Budget | null;
   /** `--batch` (or a resumed batch run): the target calls go through the Batch API; else null. */
   batch: BatchSettings | null;
+  /** What script and command graders run with. */
+  processes: GraderProcesses;
 }
 
 /** A command target has no rate limit to adapt to: it runs this many at once unless pinned. */
@@ -97,6 +102,8 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   const cwd = path.resolve(options.cwd ?? ".");
   const casesFile = displayPath(casesPath(options.cases, cwd, resumed));
   const loaded = await loadCases(casesFile);
+  const processes = graderProcesses(config, { cwd, casesFile, env: targetEnv(options), signal });
+  await checkGraderPython(loaded.cases, casesFile, processes);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const model = request.target.kind === "model" ? request.target.model : undefined;
   const endpoint = await openEndpoint(options, { settings, config }, { model, judgeModel }, signal);
@@ -127,6 +134,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
     lookup: cached === null ? null : await cacheLookup(cached, settings.apiBase),
     budget,
     batch: batchOf(options, settings, built.info, endpoint.access),
+    processes,
   };
 }
 
@@ -343,6 +351,28 @@ function caseScrubber(options: EndpointOptions, apiBase: string, apiKey: string 
     ...urlCredentials(apiBase),
     ...secretValues(env),
   ]);
+}
+
+/**
+ * Grader programs run as a --target command does (in --cwd, eb's environment less its API keys),
+ * with a check's timeout and interpreter, asked for once.
+ */
+function graderProcesses(
+  config: Config,
+  run: { cwd: string; casesFile: string; env: NodeJS.ProcessEnv; signal: AbortSignal },
+): GraderProcesses {
+  let python: Promise<PythonInterpreter> | null = null;
+  return {
+    python: () => {
+      python ??= resolvePython(config.python, run.cwd, run.env);
+      return python;
+    },
+    cwd: run.cwd,
+    casesDir: path.dirname(path.resolve(run.cwd, run.casesFile)),
+    env: run.env,
+    timeoutMs: config.checkTimeoutSeconds * 1000,
+    signal: run.signal,
+  };
 }
 
 /** Where eb reads its API key; a `--target` program does not inherit them. */

@@ -1,6 +1,7 @@
 import type { EvalConfig } from "../config/load.js";
 import { RunStoppedError } from "../errors.js";
 import { gradeOutput } from "../graders/grade.js";
+import type { GraderProcesses } from "../graders/types.js";
 import type { ChatTarget } from "../model/chat.js";
 import type { CaseTarget, ChatResult, Usage } from "../model/types.js";
 import { oneLine } from "../report/reason.js";
@@ -40,6 +41,8 @@ export interface RunCaseOptions {
    * recognizes. A judge never sees a secret either, and what is graded is what the row keeps.
    */
   scrub?: (text: string) => string;
+  /** What script and command graders run with; without it they are error samples. */
+  processes?: GraderProcesses;
 }
 
 const MAX_ERROR_CHARS = 500;
@@ -89,6 +92,8 @@ export async function runCaseSample(
     messages: c.messages,
     judge,
     judgeSamples: opts.judgeSamples,
+    item: { id: c.id, stratum: c.stratum, sample },
+    processes: opts.processes ?? null,
   });
   const pass = Object.values(marks).every(Boolean);
   // A grader that could not grade (a judge call that failed) is an error, not a failure.

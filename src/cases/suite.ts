@@ -54,7 +54,8 @@ export function caseSuite(
     batched && plan.judge ? batchedJudge(plan.judge, batch.answers) : plan.judge,
   );
   const { judge } = judging;
-  const sampleOptions = { target, judge, judgeSamples: plan.judgeSamples, model, signal, scrub };
+  const { judgeSamples, processes } = plan;
+  const sampleOptions = { target, judge, judgeSamples, model, signal, scrub, processes };
   let estimator: Estimator | null = null;
   return {
     kind: "cases",

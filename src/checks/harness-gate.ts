@@ -1,4 +1,4 @@
-import { InputError } from "../errors.js";
+import { HarnessError } from "../agents/resolve.js";
 import { byCodePoint } from "../report/order.js";
 import type { Check } from "./types.js";
 
@@ -13,8 +13,8 @@ export function requireHarness(checks: readonly Check[], agent: string | null): 
     .map((check) => check.sourcePath)
     .sort(byCodePoint);
   if (offenders.length === 0) return null;
-  throw new InputError(
+  throw new HarnessError([
     `harness_judge check requires a harness but none is configured (first offender: ${offenders[0]}). ` +
       "Fix: set [harness] agent in .eval-banana/config.toml or pass --harness-agent on the command line.",
-  );
+  ]);
 }

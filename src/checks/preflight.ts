@@ -1,3 +1,4 @@
+import { HarnessError } from "../agents/resolve.js";
 import type { Config } from "../config/load.js";
 import { InputError, throwProblems } from "../errors.js";
 import { type PythonInterpreter, resolvePython } from "../process/python.js";
@@ -43,6 +44,9 @@ function selectOptions(config: Config, selection: Selection): SelectOptions {
   };
 }
 
+/** Nothing to run: its own class, as the result file reports it as `no_checks`. */
+export class NoChecksError extends InputError {}
+
 /**
  * The one pre-flight of `eb validate` and `eb run`: selects the checks as `eb list` does, then
  * asks each check type's executor what stops it. Every reason not to run is an InputError
@@ -58,13 +62,15 @@ export async function preflight(
   const python = resolvePython(config.python, config.projectRoot, env);
   const { checks, problems } = await findChecks(selectOptions(config, selection));
   if (purpose === "run" && checks.length === 0 && problems.length === 0) {
-    throw new InputError(
+    throw new NoChecksError(
       `No checks found under ${selection.checkDir ?? config.projectRoot}. ` +
         "Checks are *.yaml files inside eval_checks/ folders; see `eb list`.",
     );
   }
   const found = await preflightChecks(checks, { config, env, purpose, python });
-  throwProblems([...problems, ...found.errors]);
+  const stops = [...problems, ...found.errors];
+  if (found.harness) throw new HarnessError(stops);
+  throwProblems(stops);
   const warnings = [...checks.flatMap((check) => check.warnings), ...found.warnings];
   return { checks, warnings, python: await python };
 }

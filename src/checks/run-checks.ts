@@ -31,7 +31,13 @@ export interface CheckRun extends SuiteRun<CheckReport> {
  * check runs; a failing, hanging or crashing check becomes an `error` result instead.
  */
 export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRun> {
-  const warn = options.onWarning ?? (() => {});
+  // Each warning once: a judge check per call would repeat the same one (a missing {env:VAR}).
+  const warned = new Set<string>();
+  const warn = (message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    options.onWarning?.(message);
+  };
   const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "checks");
   const config = resumedConfig(await configOf(options), options, resumed);
   const env = environmentOf(options);

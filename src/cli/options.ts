@@ -101,6 +101,16 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** `--provenance-field KEY=VALUE`, split at the first `=` (the value may hold more). */
+export function provenanceField(
+  text: string,
+  previous: [string, string][] = [],
+): [string, string][] {
+  const at = text.indexOf("=");
+  if (at <= 0) throw new InputError(`--provenance-field must be key=value, got '${text}'`);
+  return [...previous, [text.slice(0, at), text.slice(at + 1)]];
+}
+
 /** `--level`: the interval level, strictly between 0 and 1 (0.95 by default). */
 export function intervalLevel(raw: string): number {
   const level = raw.trim() === "" ? Number.NaN : Number(raw);

@@ -12,6 +12,7 @@ import {
   addSettingOptions,
   collect,
   HARNESS_SETTINGS,
+  provenanceField,
   RUN_SETTINGS,
 } from "./options.js";
 import type { PairwiseFlags } from "./pairwise.js";
@@ -101,6 +102,26 @@ addSettingOptions(
           "also write the results as JUnit XML to FILE (one testcase per check)",
         )
         .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
+        .option(
+          "--result-out <PATH>",
+          "also write the result file (Eval Banana 0.5's) to PATH, whatever happens: status, " +
+            "verdict, each check, the git commit before and after and the dirty-tree digest, " +
+            "provenance; written whole (never through a symlink), its folders made",
+        )
+        .addOption(
+          new Option("--result-format <FORMAT>", "the result file's format: md or json")
+            .choices(["md", "json"])
+            .default("md"),
+        )
+        .option(
+          "--provenance-attempt <ID>",
+          "echoed verbatim into the result file's provenance as attempt",
+        )
+        .option(
+          "--provenance-field <KEY=VALUE>",
+          "echoed verbatim into the result file's provenance (repeatable)",
+          provenanceField,
+        )
         .option(
           "--dry-run",
           "run nothing: print the checks, samples, judge agents and models, the agent runs and " +

@@ -17,11 +17,12 @@ import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
 import { debugLogger, printWarning } from "./output.js";
+import { type ResultOutFlags, type RunSeen, withResultFile } from "./result-out.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import { writeJunit } from "./write-whole.js";
 
-export interface RunFlags extends Record<string, unknown> {
+export interface RunFlags extends Record<string, unknown>, ResultOutFlags {
   cwd: string;
   projectConfig?: boolean;
   checkDir?: string;
@@ -46,9 +47,25 @@ export function configOptions(flags: RunFlags): LoadConfigOptions {
 
 export async function runCommand(given: RunFlags): Promise<number> {
   const flags = withRunGate(given, ["passThreshold"]);
+  if (flags.dryRun) refuseWithDryRun(flags);
+  return withResultFile(flags, (seen) => runAndPrint(flags, seen));
+}
+
+/** A dry run plans a new run and runs nothing: no run to resume, no result to write. */
+function refuseWithDryRun(flags: RunFlags): void {
+  if (flags.resume !== undefined) {
+    throw new InputError("--dry-run plans a new run: it does not take --resume");
+  }
+  if (flags.resultOut !== undefined) {
+    throw new InputError("--dry-run runs nothing, so it writes no result file: drop --result-out");
+  }
+}
+
+async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);
+  seen.config = config;
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
   if (flags.dryRun) return dryRun(flags, config);
@@ -72,6 +89,7 @@ export async function runCommand(given: RunFlags): Promise<number> {
       },
       argv: process.argv.slice(2),
     });
+    seen.run = run;
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
     process.stdout.write(
       flags.json
@@ -99,9 +117,6 @@ export async function runCommand(given: RunFlags): Promise<number> {
 
 /** `--dry-run`: the checks, samples and judge runs of the run, and their cost; runs nothing. */
 async function dryRun(flags: RunFlags, config: Config): Promise<number> {
-  if (flags.resume !== undefined) {
-    throw new InputError("--dry-run plans a new run: it does not take --resume");
-  }
   const { dryRunChecks, checkDryRunText } = await import("../checks/dry-run.js");
   const selection = { checkDir: flags.checkDir, checkIds: flags.checkId, tags: flags.tag };
   const { plan, warnings } = await dryRunChecks(config, selection, config.samples, process.env);

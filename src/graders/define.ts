@@ -1,12 +1,19 @@
 import type { z } from "zod";
 import { head } from "../report/reason.js";
-import type { GraderContext, GraderDefinition, GraderOutcome, GraderResult } from "./types.js";
+import type {
+  GraderContext,
+  GraderDefinition,
+  GraderOutcome,
+  GraderPython,
+  GraderResult,
+} from "./types.js";
 
 export type Compiled =
   | {
       ok: true;
       grade: (output: string, ctx: GraderContext) => Promise<GraderOutcome>;
       criteria?: readonly string[];
+      python?: GraderPython;
     }
   | { ok: false; issues: readonly z.core.$ZodIssue[] };
 
@@ -33,6 +40,7 @@ export function defineGrader<S>(def: GraderDefinition<S>): Grader {
         ok: true,
         grade: async (output, ctx) => outcome(await def.grade(output, spec, ctx)),
         ...(def.criteria ? { criteria: def.criteria(spec) } : {}),
+        ...(def.python ? { python: def.python(spec) } : {}),
       };
     },
   };

@@ -4,12 +4,13 @@ import { defineGrader, type Grader } from "./define.js";
 import { equals } from "./equals.js";
 import { json } from "./json.js";
 import { judge } from "./judge.js";
+import { command, script } from "./process.js";
 import { regex } from "./regex.js";
 import type { GraderDefinition } from "./types.js";
 
 /** Grader types by name. Adding a built-in grader is one entry here. */
 const graders = new Map<string, Grader>(
-  Object.entries({ equals, contains, absent, regex, json, judge }),
+  Object.entries({ equals, contains, absent, regex, json, judge, script, command }),
 );
 
 /** Adds a grader type for case files loaded afterwards. */

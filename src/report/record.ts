@@ -187,8 +187,9 @@ const manifestBase = {
     .optional()
     .describe(
       "Which suite the run is of, as the command that runs it from the project root, less the " +
-        "target and settings: `eb eval cases.jsonl`, `eb run --tag smoke`. latest~N counts the " +
-        "runs of one suite; absent in runs of earlier versions.",
+        "target and settings: `eb eval cases.jsonl`, `eb run --tag smoke`; a shard's is its own " +
+        "(`eb eval cases.jsonl --shard 2/4`), the merge of the shards the whole suite's. " +
+        "latest~N counts the runs of one suite; absent in runs of earlier versions.",
     ),
   items_planned: count
     .optional()

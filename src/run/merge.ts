@@ -23,6 +23,7 @@ import { readManifest } from "./rows.js";
 import { createRunFolder, ROWS_FILE } from "./run-folder.js";
 import { commandText } from "./run-suite.js";
 import type { FinishContext, Finished } from "./suite.js";
+import { wholeSuiteName } from "./suite-name.js";
 
 export interface MergeOptions extends LoadConfigOptions {
   /** Shard run folders, or their rows files. */
@@ -376,6 +377,7 @@ function mergedManifest(
     ...common,
     version: TOOL_VERSION,
     run_id: context.runId,
+    ...(typeof common.suite === "string" ? { suite: wholeSuiteName(common.suite) } : {}),
     items_planned: shards[0]!.manifest.items_total ?? context.tally.items.size,
     command: options.argv ?? null,
     started_at: isoUtc(context.startedAt),

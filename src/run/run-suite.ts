@@ -14,6 +14,7 @@ import { writeReports } from "./reports.js";
 import { RowWriter } from "./rows.js";
 import { createRunFolder, ROWS_FILE, reopenRunFolder, rowsFileOf } from "./run-folder.js";
 import type { RunProgress, Suite, SuiteItem } from "./suite.js";
+import { shardSuiteName } from "./suite-name.js";
 
 export interface RunSuiteOptions<K extends RunKind> extends RunOptions<K> {
   config: Config;
@@ -151,7 +152,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
     project_root: suite.projectRoot,
     ...suite.settings,
     definitions: suite.definitions,
-    suite: suite.name,
+    suite: shardSuiteName(suite.name, suite.shard?.shard ?? null),
     ...(suite.shard ?? {}),
     items_planned: suite.items.length,
     command: suite.command,

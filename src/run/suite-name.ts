@@ -37,6 +37,19 @@ export function checkSuiteName(selection: CheckSelection, projectRoot: string): 
   return ["eb run", ...given].join(" ");
 }
 
+/**
+ * A shard is a suite of its own (`eb eval cases.jsonl --shard 1/4`): `latest` of the whole suite
+ * is never a quarter of it. The merge of the shards is a run of the whole suite again.
+ */
+export function shardSuiteName(name: string, shard: string | null): string {
+  return shard === null ? name : `${name} --shard ${shard}`;
+}
+
+/** The suite a shard run is a part of (see shardSuiteName). */
+export function wholeSuiteName(name: string): string {
+  return name.replace(/ --shard \d+\/\d+$/, "");
+}
+
 const CASE_COMMANDS = new Map<unknown, string>([
   ["cases", "eb eval"],
   ["pairwise", "eb pairwise"],

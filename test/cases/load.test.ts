@@ -92,6 +92,24 @@ describe("loadCases", () => {
     expect(at(9)).toMatch(/graders\[0\] \(json\): fields\.n: /);
   });
 
+  it("suggests the nearest field of a grader for a misspelt one", async () => {
+    const line = {
+      id: "a",
+      messages: [{ role: "user", content: "q" }],
+      graders: [
+        { type: "equals", vaule: "42" },
+        { type: "script", scirpt: "pass" },
+      ],
+    };
+    const message = await loadError(await file("fields.jsonl", `${JSON.stringify(line)}\n`));
+    expect(message).toMatch(
+      /graders\[0\] \(equals\): unknown field "vaule" — did you mean "value"\?/,
+    );
+    expect(message).toMatch(
+      /graders\[1\] \(script\): unknown field "scirpt" — did you mean "script"\?/,
+    );
+  });
+
   it("lists at most 20 problems and counts the rest", async () => {
     const path = await file("many.jsonl", "{\n".repeat(25));
     const lines = (await loadError(path)).split("\n");

@@ -136,7 +136,12 @@ describe("eb eval --shard and eb merge", () => {
     const sizes = shards.map((dir) => readReport(dir).items_planned);
     expect(sizes.reduce((a, b) => a + b)).toBe(12);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
-    expect(manifestOf(shards[1]!)).toMatchObject({ shard: "2/4", items_total: 12 });
+    // A shard is a suite of its own (latest~N of the whole suite never names a quarter of it).
+    expect(manifestOf(shards[1]!)).toMatchObject({
+      shard: "2/4",
+      items_total: 12,
+      suite: "eb eval cases.jsonl --shard 2/4",
+    });
 
     const { mergedDir, unsharded } = await expectMergedAsWhole(root, shards, whole.code);
     expect(unsharded.stats).toMatchObject({ items: 12, samples: 36, errors: 1 });
@@ -145,6 +150,7 @@ describe("eb eval --shard and eb merge", () => {
     expect(manifest.shards).toEqual(["1/4", "2/4", "3/4", "4/4"]);
     expect(manifest.merged_runs).toEqual(shards.map((dir) => manifestOf(dir).run_id));
     expect(manifest).not.toHaveProperty("shard");
+    expect(manifest.suite).toBe("eb eval cases.jsonl");
     expect(manifest.items_planned).toBe(12);
     expect(readFileSync(path.join(mergedDir, "report.md"), "utf8")).toContain("case-7");
     // The merged run's page embeds the merged statistics, as any run's does.

@@ -10,6 +10,8 @@ const ctx: GraderContext = {
   messages: [{ role: "user", content: "hi" }],
   judge: null,
   judgeSamples: 1,
+  item: { id: "c", stratum: "", sample: 0 },
+  processes: null,
 };
 
 /** A grader spec as a case file writes it, compiled the way loadCases does. */
@@ -273,7 +275,16 @@ describe("gradeOutput", () => {
 
 describe("registry", () => {
   it("lists the built-in types", () => {
-    expect(knownGraderTypes()).toEqual(["equals", "contains", "absent", "regex", "json", "judge"]);
+    expect(knownGraderTypes()).toEqual([
+      "equals",
+      "contains",
+      "absent",
+      "regex",
+      "json",
+      "judge",
+      "script",
+      "command",
+    ]);
   });
   it("takes new grader types, which may answer with a plain boolean", async () => {
     registerGrader("max_length", {

@@ -10,6 +10,8 @@ const ctx: GraderContext = {
   messages: [{ role: "user", content: "hi" }],
   judge: null,
   judgeSamples: 1,
+  item: { id: "c", stratum: "", sample: 0 },
+  processes: null,
 };
 
 function regexSpec(pattern: string, name = "regex"): GraderSpec {

@@ -177,7 +177,14 @@ describe("soundness of the direct path", () => {
 });
 
 describe("the regex grader's direct path", () => {
-  const ctx: GraderContext = { request: "hi", messages: [], judge: null, judgeSamples: 1 };
+  const ctx: GraderContext = {
+    request: "hi",
+    messages: [],
+    judge: null,
+    judgeSamples: 1,
+    item: { id: "c", stratum: "", sample: 0 },
+    processes: null,
+  };
 
   it("grades the profiled pattern without the vm watchdog", async () => {
     const compiled = getGrader("regex")?.compile({ pattern: "^paris$" });

@@ -383,6 +383,43 @@ describe("custom agents, environment and pre-flight", () => {
     expect(call!.env.EXTRA).toBe("from-harness-env");
   });
 
+  it("a {env:VAR} that is not set is filled with nothing, warned about once per run", async () => {
+    const fake = judgeProject(
+      [
+        "[harness]",
+        'agent = "mine"',
+        "[agents.mine]",
+        `command = ["${FAKE}", "judge"]`,
+        "[agents.mine.provider_env]",
+        'MINE_KEY = "k-{env:EB_TEST_NOT_SET}"',
+        "",
+      ].join("\n"),
+      { "eval_checks/judge2.yaml": JUDGE_YAML.replace("id: judge", "id: judge2") },
+    );
+    const run = await runEb(["run", "--cwd", fake.project], { env: fake.env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(fake.calls().map((call) => call.env.MINE_KEY)).toEqual(["k-", "k-"]);
+    expect(run.stderr.split("EB_TEST_NOT_SET").length - 1).toBe(1);
+  });
+
+  it("eb run --result-out names the agent, its reasoning effort and each check's judge model", async () => {
+    const fake = judgeProject(
+      '[harness]\nagent = "codex"\nmodel = "m1"\nreasoning_effort = "low"\n',
+    );
+    const run = await runEb(
+      ["run", "--cwd", fake.project, "--result-out", "r.json", "--result-format", "json"],
+      { env: fake.env() },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(readFileSync(path.join(fake.project, "r.json"), "utf8"));
+    expect(result).toMatchObject({
+      status: "completed",
+      run_passed: true,
+      harness: { family: "codex", effort: "low" },
+      checks: [{ id: "judge", status: "passed", model: "m1" }],
+    });
+  });
+
   it("env_allowlist passes only the named variables (plus what a program needs to start)", async () => {
     const fake = judgeProject(
       '[harness]\nagent = "codex"\nenv_allowlist = ["WANTED", "FAKE_AGENT_LOG"]\n',

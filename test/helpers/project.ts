@@ -59,7 +59,6 @@ export function spawnEb(
   return { child, stderr: () => stderr, exited };
 }
 
-/** A run folder's rows (its manifest line left out), by id then sample. */
 /**
  * The run folders under a results folder, oldest first by their manifest's started_at: a name
  * holds only the start second, so two runs of one second sort by their random tail.
@@ -81,6 +80,7 @@ export function newestRun(results: string): string {
   return runFolders(results).at(-1) ?? path.join(results, "<none>");
 }
 
+/** A run folder's rows (its manifest line left out), by id then sample. */
 export function sortedRows<Row extends { id: string; sample?: number }>(runDir: string): Row[] {
   const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
   return lines

@@ -1,4 +1,5 @@
 import { missingAgentProgram } from "../../agents/preflight.js";
+import { HarnessError } from "../../agents/resolve.js";
 import type { Config } from "../../config/load.js";
 import { InputError } from "../../errors.js";
 import type { PythonInterpreter } from "../../process/python.js";
@@ -25,6 +26,8 @@ interface PreflightContext {
 interface Findings {
   errors: string[];
   warnings: string[];
+  /** A HarnessError was among the errors (the run stops as `harness_error`). */
+  harness?: boolean;
 }
 
 /** How one type of check is pre-flighted and run; adding a check type is one entry. */
@@ -90,6 +93,7 @@ export async function preflightChecks(
   return {
     errors: found.flatMap((findings) => findings.errors),
     warnings: found.flatMap((findings) => findings.warnings),
+    harness: found.some((findings) => findings.harness === true),
   };
 }
 
@@ -101,7 +105,9 @@ function preflightType<T extends keyof CheckByType>(
   const ofType = checks.filter((check): check is CheckByType[T] => check.type === type);
   // One type's stop (no agent configured) must not hide what the others found.
   return EXECUTORS[type].preflight(ofType, context).catch((error: unknown) => {
-    if (error instanceof InputError) return { errors: [error.message], warnings: [] };
+    if (error instanceof InputError) {
+      return { errors: [error.message], warnings: [], harness: error instanceof HarnessError };
+    }
     throw error;
   });
 }

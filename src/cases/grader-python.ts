@@ -1,0 +1,62 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { InputError } from "../errors.js";
+import type { GraderProcesses } from "../graders/types.js";
+import { compilePython } from "../process/compile.js";
+import type { Case } from "./schema.js";
+
+/** One script grader's Python, where it is named in the case file. */
+interface Named {
+  where: string;
+  name: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Before a run: every script grader's `script_path` exists and every script compiles with the
+ * run's Python, so a typo is one error at the case file's line, not an error row per sample.
+ */
+export async function checkGraderPython(
+  cases: readonly Case[],
+  casesFile: string,
+  processes: GraderProcesses,
+): Promise<void> {
+  const problems: string[] = [];
+  const sources: Named[] = [];
+  const seen = new Set<string>();
+  for (const c of cases) {
+    for (const [i, grader] of c.graders.entries()) {
+      const python = grader.python;
+      if (python === undefined) continue;
+      const where = `${casesFile}:${c.line}: graders[${i}] (${grader.type})`;
+      const file = python.path === undefined ? null : path.resolve(processes.casesDir, python.path);
+      const key = file ?? python.source ?? "";
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (file === null) {
+        sources.push({ where, name: "<script>", bytes: Buffer.from(python.source ?? "") });
+        continue;
+      }
+      const bytes = await readFile(file).catch(() => null);
+      if (bytes === null)
+        problems.push(`${where}: script_path ${python.path}: no such file ${file}`);
+      else sources.push({ where, name: file, bytes });
+    }
+  }
+  if (sources.length > 0) problems.push(...(await compileErrors(sources, processes)));
+  if (problems.length > 0) throw new InputError(problems.join("\n"));
+}
+
+async function compileErrors(sources: Named[], processes: GraderProcesses): Promise<string[]> {
+  const python = await processes.python();
+  if (python.error !== null) return [python.error];
+  const compiled = await compilePython(python.executable, sources, {
+    cwd: processes.cwd,
+    env: processes.env,
+  });
+  if ("failure" in compiled) return [compiled.failure];
+  return compiled.errors.map((error) => {
+    const at = error.line === null ? "" : ` (line ${error.line} of the script)`;
+    return `${sources[error.index]!.where}: ${error.message}${at} — fix the script`;
+  });
+}
