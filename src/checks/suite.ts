@@ -252,7 +252,8 @@ export function finishedChecks(
     document,
     files,
     passed: report.run_passed,
-    closing: {},
+    // Only with a cap, as eb eval's: eb report reads the verdict of the run back from it.
+    closing: report.budget === null ? {} : { budget_exceeded: meta.budgetExhausted ?? false },
     warnings: problems,
   };
 }

@@ -99,6 +99,11 @@ describe("eb run --max-cost", () => {
     expect(report.budget).toEqual({ max_cost: 1.2, spent: 1 });
     // The script check costs nothing and still runs; one judge does not.
     expect(report.items_not_run).toBe(1);
+    // The manifest says so too: eb report reads the run's verdict back from it.
+    const manifest = readFileSync(path.join(report.output_dir, "rows.jsonl"), "utf8").split(
+      "\n",
+    )[0]!;
+    expect(JSON.parse(manifest)).toMatchObject({ manifest: { budget_exceeded: true } });
 
     const resumed = await runEb(
       ["run", "--resume", report.output_dir, "--max-cost", "2", "--json"],
