@@ -187,7 +187,10 @@ Targets (exactly one):
 Cache: answers are stored in pack files under --cache-dir, keyed on the endpoint, model,
 messages, sampling parameters and the sample index (never the API key). Model calls are cached
 unless --no-cache; --target outputs only with --cache. Re-running an unchanged suite makes no
-call. Delete the folder to clear the cache.
+call. Delete the folder to clear the cache. Judge verdicts are cached alike, by the judge
+model's name, not its version: a judge deployment changed behind the same name answers from the
+cache until --no-cache. The summary says how many verdicts came from it ("Judge verdicts: N of M
+from the cache").
 
 Concurrency: calls to each model (target and judge share one limit per model) start at 8 in
 flight and double while they succeed; the first rate-limit answer (429, or 503 with
@@ -527,7 +530,9 @@ Gate (as eb compare's, on the net win rate): pass when its lower bound is above 
 regression when its upper bound is below -margin, else inconclusive; always inconclusive when
 fewer than half of the pairs are consistent. Judge calls share the endpoint (--api-base, the
 API key from EVAL_BANANA_API_KEY or OPENAI_API_KEY), the cache (an unchanged pair is not asked
-again), the concurrency and --max-cost of eb eval.
+again: keyed on the judge model's name, so a deployment changed behind it answers from the cache
+until --no-cache; the output says how many verdicts came from it), the concurrency and
+--max-cost of eb eval.
 
 Exit codes: 0 pass (or inconclusive with --inconclusive pass); 1 regression or inconclusive;
 2 bad input (a run that is not a case run, runs with no case in common, no --judge, a case file
