@@ -67,7 +67,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
  * `--resume` without a selection finishes the checks the run set out with (its manifest's
  * definitions); a check added since is not one of them, one changed or gone is refused later.
  */
-function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest): Check[] {
+export function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest): Check[] {
   const selects = [selection.checkDir, selection.checkIds, selection.tags].some(
     (given) => given !== undefined && given.length > 0,
   );
@@ -75,7 +75,7 @@ function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest
 }
 
 /** The run's samples, unless the command line gives them (then a difference is refused). */
-function resumedSamples(
+export function resumedSamples(
   config: Config,
   options: RunChecksOptions,
   run: CheckManifest | null,

@@ -51,11 +51,8 @@ export async function runCommand(given: RunFlags): Promise<number> {
   return withResultFile(flags, (seen) => runAndPrint(flags, seen));
 }
 
-/** A dry run plans a new run and runs nothing: no run to resume, no result to write. */
+/** A dry run runs nothing: there is no result to write. */
 function refuseWithDryRun(flags: RunFlags): void {
-  if (flags.resume !== undefined) {
-    throw new InputError("--dry-run plans a new run: it does not take --resume");
-  }
   if (flags.resultOut !== undefined) {
     throw new InputError("--dry-run runs nothing, so it writes no result file: drop --result-out");
   }
@@ -68,7 +65,7 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
   seen.config = config;
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
-  if (flags.dryRun) return dryRun(flags, config);
+  if (flags.dryRun) return dryRun(flags, { ...options, config });
   const interrupt = abortOnSignals();
   const progress = process.stderr.isTTY ? liveProgress : debugProgress(debug);
   try {
@@ -116,10 +113,18 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
 }
 
 /** `--dry-run`: the checks, samples and judge runs of the run, and their cost; runs nothing. */
-async function dryRun(flags: RunFlags, config: Config): Promise<number> {
+async function dryRun(flags: RunFlags, options: LoadConfigOptions & { config: Config }) {
   const { dryRunChecks, checkDryRunText } = await import("../checks/dry-run.js");
-  const selection = { checkDir: flags.checkDir, checkIds: flags.checkId, tags: flags.tag };
-  const { plan, warnings } = await dryRunChecks(config, selection, config.samples, process.env);
+  const { plan, warnings } = await dryRunChecks(
+    {
+      ...options,
+      checkDir: flags.checkDir,
+      checkIds: flags.checkId,
+      tags: flags.tag,
+      resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
+    },
+    process.env,
+  );
   for (const warning of warnings) printWarning(warning);
   process.stdout.write(terminalSafe(checkDryRunText(plan)));
   return EXIT.passed;

@@ -73,11 +73,11 @@ describe("eb run --dry-run", () => {
     );
   });
 
-  it("plans a new run only: --resume is refused", async () => {
+  it("writes no result file: --result-out is refused", async () => {
     const root = judgedProject("");
-    const run = await runEb(["run", "--dry-run", "--resume", "somewhere"], { cwd: root });
+    const run = await runEb(["run", "--dry-run", "--result-out", "result.md"], { cwd: root });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("--dry-run plans a new run: it does not take --resume");
+    expect(run.stderr).toContain("--dry-run runs nothing, so it writes no result file");
   });
 });
 
@@ -104,6 +104,16 @@ describe("eb run --max-cost", () => {
       "\n",
     )[0]!;
     expect(JSON.parse(manifest)).toMatchObject({ manifest: { budget_exceeded: true } });
+
+    // What finishing it would run: the one judge run it does not have.
+    const plan = await runEb(["run", "--dry-run", "--resume", report.output_dir], { cwd: root });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(
+      `Finishing ${report.output_dir}: only the samples it does not have`,
+    );
+    expect(plan.stdout).toContain("Checks: 4 checks × 1 sample: 1 sample to run");
+    expect(plan.stdout).toContain("counter, model judge-m: 1 run of 3 checks; est. $0.5000");
+    expect(agentRuns(root)).toBe(2);
 
     const resumed = await runEb(
       ["run", "--resume", report.output_dir, "--max-cost", "2", "--json"],
