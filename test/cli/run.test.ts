@@ -451,7 +451,8 @@ describe("eb run --resume", () => {
       "--max-parallel-checks",
       "3",
     ]);
-    const deadline = Date.now() + 15_000;
+    // A bound on the wait, not a timing assert: a loaded machine starts Python slowly.
+    const deadline = Date.now() + 60_000;
     let runDir = "";
     for (;;) {
       const results = path.join(project, ".eval-banana/results");
@@ -490,5 +491,5 @@ describe("eb run --resume", () => {
     const changed = await runEb(["run", "--cwd", project, "--resume", runDir]);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain("definitions changed");
-  });
+  }, 120_000);
 });
