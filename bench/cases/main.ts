@@ -14,7 +14,8 @@
  * taken --rounds times (interleaved); the medians are compared like for like (warm with warm,
  * cold with cold) and in the strictest mix (eb cold against the warm loop).
  * Targets: eb ≥ 70% of the limit's calls/s; the cached re-run ≤ 0.4 s of wall time.
- * EB_BENCH_CLI=/path/to/eb.js measures another build of the CLI against the same limit.
+ * EB_BENCH_CLI=/path/to/eb.js measures another build of the CLI against the same limit;
+ * EB_BENCH_BASELINE_CLI=/path/to/eb.js also times another build's cached re-run in each round.
  */
 
 import { spawn } from "node:child_process";
@@ -44,6 +45,8 @@ interface Options {
 const ROOT = process.cwd();
 /** EB_BENCH_CLI points at another build of the CLI, e.g. to measure a change side by side. */
 const CLI = process.env.EB_BENCH_CLI ?? path.join(ROOT, "dist/bin/eb.js");
+/** EB_BENCH_BASELINE_CLI: another build whose cached re-run is timed in the same rounds. */
+const BASELINE_CLI = process.env.EB_BENCH_BASELINE_CLI;
 
 function parseOptions(args: readonly string[]): Options {
   return {
@@ -224,9 +227,10 @@ function runEb(
   baseURL: string,
   options: Options,
   extra: readonly string[] = [],
+  cli = CLI,
 ): Promise<number> {
   const args = [
-    CLI,
+    cli,
     "eval",
     "cases.jsonl",
     "-m",
@@ -282,6 +286,8 @@ interface Figures {
   /** runCases() warm, in this process. */
   warm: number[];
   cached: number[];
+  /** The baseline build's cached re-run (EB_BENCH_BASELINE_CLI), right after this build's. */
+  baselineCached: number[];
   /** Requests the fresh runs made, and the cached runs. */
   made: number[];
   cachedCalls: number[];
@@ -325,6 +331,13 @@ function printFigures(options: Options, f: Figures): void {
       `[${f.cached.map((v) => v.toFixed(2)).join(", ")}], requests ${f.cachedCalls.join(", ")}  ` +
       `(target ≤ ${CACHED_TARGET} s: ${verdict(cachedMet)})`,
   );
+  if (f.baselineCached.length === 0) return;
+  const ratios = f.cached.map((v, i) => v / f.baselineCached[i]!);
+  console.log(
+    `baseline, all cached     median ${median(f.baselineCached).toFixed(2)} s wall ` +
+      `[${f.baselineCached.map((v) => v.toFixed(2)).join(", ")}]; this build / baseline: ` +
+      `${median(ratios).toFixed(2)} (rounds' median)`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -342,6 +355,7 @@ async function main(): Promise<void> {
     fresh: [],
     warm: [],
     cached: [],
+    baselineCached: [],
     made: [],
     cachedCalls: [],
   };
@@ -365,6 +379,7 @@ async function main(): Promise<void> {
       f.made.push(afterFresh - before);
       f.cached.push(await runEb(dir, url, options));
       f.cachedCalls.push((await server.requests()) - afterFresh);
+      if (BASELINE_CLI) f.baselineCached.push(await runEb(dir, url, options, [], BASELINE_CLI));
       f.warm.push(await warmRun(dir, url, options));
     }
     printFigures(options, f);

@@ -12,6 +12,7 @@
 import { execFile } from "node:child_process";
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -44,9 +45,15 @@ async function eb(cwd: string, ...args: string[]): Promise<void> {
   }
 }
 
-function newestRun(project: string): string {
+/**
+ * The run folder an `eb` command makes: the one not there before it (two runs of one second
+ * need not sort by their names in the order they ran).
+ */
+async function ebRun(project: string, ...args: string[]): Promise<string> {
   const dir = path.join(project, ".eval-banana/results");
-  return path.join(dir, readdirSync(dir).sort().at(-1)!);
+  const before = new Set(existsSync(dir) ? readdirSync(dir) : []);
+  await eb(project, ...args);
+  return path.join(dir, readdirSync(dir).find((name) => !before.has(name))!);
 }
 
 async function shoot(page: Page, name: string, scrollTo?: string): Promise<void> {
@@ -132,14 +139,11 @@ async function main(): Promise<void> {
   const project = mkdtempSync(path.join(os.tmpdir(), "eb-shots-"));
   cpSync(path.join(ROOT, "examples/quickstart"), project, { recursive: true });
   rmSync(path.join(project, ".eval-banana/results"), { recursive: true, force: true });
-  await eb(project, "run");
-  const checks = newestRun(project);
-  await eb(project, "eval", "cases.jsonl", ...TARGET);
-  const base = newestRun(project);
+  const checks = await ebRun(project, "run");
+  const base = await ebRun(project, "eval", "cases.jsonl", ...TARGET);
   const merged = await mergedRun(project);
   editApp(project);
-  await eb(project, "eval", "cases.jsonl", ...TARGET);
-  const cand = newestRun(project);
+  const cand = await ebRun(project, "eval", "cases.jsonl", ...TARGET);
   await eb(project, "compare", base, cand, "--html", path.join(project, "compare.html"));
   const pairwise = await pairwiseRun(project, base, cand);
   await eb(project, "report", base, cand, merged, "--html", path.join(project, "board.html"));

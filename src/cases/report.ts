@@ -95,6 +95,7 @@ export function buildCaseReport(
 ): CaseReport {
   const modelVersions = meta.target.kind === "model" ? [...run.tally.modelVersions].sort() : [];
   const inputs = new Map(run.cases.map((c) => [c.id, c]));
+  const source = caseSource(meta.cases_file, meta.project_root);
   const document = buildDocument(
     run.rows,
     {
@@ -127,7 +128,7 @@ export function buildCaseReport(
         if (!c) return undefined;
         return {
           input: c.messages ? messagesText(c.messages) : null,
-          source: caseSource(meta.cases_file, meta.project_root),
+          source,
           line: c.line ?? null,
         };
       },

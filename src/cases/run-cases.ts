@@ -23,8 +23,17 @@ export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
     ...options,
     config: plan.config,
     signal,
+    // The limits are worked out when a progress line is drawn, not for every sample.
     ...(onSample
-      ? { onSample: (row, where) => onSample(row, { ...where, limits: limits(plan) }) }
+      ? {
+          onSample: (row, where) =>
+            onSample(row, {
+              ...where,
+              get limits() {
+                return limits(plan);
+              },
+            }),
+        }
       : {}),
   });
   return { config: plan.config, ...run };

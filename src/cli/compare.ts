@@ -70,7 +70,7 @@ export async function compareCommand(
   } else printComparison(compared.figures, flags.json === true);
   if (flags.junit !== undefined) {
     const { baseDoc, candDoc } = await compared.documents();
-    await writeJunit(flags.junit, compareJunit(baseDoc, candDoc, `eb compare ${base} ${cand}`));
+    await writeJunit(flags.junit, compareJunit(baseDoc, candDoc));
   }
   // Annotations keep off stdout when it carries JSON or the comment body.
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;

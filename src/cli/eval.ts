@@ -151,7 +151,7 @@ async function writeJunit(file: string, report: RunDocument): Promise<void> {
     import("../render/junit.js"),
     import("./write-whole.js"),
   ]);
-  await write.writeJunit(file, runJunit(report, `eb eval ${report.run_id}`));
+  await write.writeJunit(file, runJunit(report));
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */

@@ -94,7 +94,7 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
         : runText(terminalSafeStrings(run.document), { all: flags.verbose === true }),
     );
     if (flags.junit !== undefined) {
-      await writeJunit(flags.junit, runJunit(run.report, `eb run ${run.report.run_id}`));
+      await writeJunit(flags.junit, runJunit(run.report));
     }
     await runToGithub({
       command: "eb run",

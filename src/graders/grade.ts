@@ -22,18 +22,25 @@ export async function gradeOutput(
   ctx: GraderContext,
 ): Promise<Grades> {
   const outcomes = await Promise.all(graders.map((g) => safeGrade(g, output, ctx)));
-  const named = graders.map((g, i) => [g.name, outcomes[i] as SafeOutcome] as const);
+  const marks: [string, boolean][] = [];
+  const reasons: [string, string][] = [];
+  const errors: [string, string][] = [];
+  const votes: [string, Vote[]][] = [];
+  // One pass, no list per field: this runs for every sample of a run.
+  graders.forEach(({ name }, i) => {
+    const o = outcomes[i] as SafeOutcome;
+    marks.push([name, o.pass]);
+    if (!o.pass && o.reason) reasons.push([name, o.reason]);
+    if (o.error !== undefined) errors.push([name, o.error]);
+    if (o.votes) votes.push([name, o.votes]);
+  });
   // fromEntries defines own properties: a grader named "__proto__" must not vanish (and with
   // it a failing mark) the way an assignment to it would.
   return {
-    marks: Object.fromEntries(named.map(([name, o]) => [name, o.pass])),
-    reasons: Object.fromEntries(
-      named.flatMap(([name, o]) => (!o.pass && o.reason ? [[name, o.reason]] : [])),
-    ),
-    errors: Object.fromEntries(
-      named.flatMap(([name, o]) => (o.error !== undefined ? [[name, o.error]] : [])),
-    ),
-    votes: Object.fromEntries(named.flatMap(([name, o]) => (o.votes ? [[name, o.votes]] : []))),
+    marks: Object.fromEntries(marks),
+    reasons: Object.fromEntries(reasons),
+    errors: Object.fromEntries(errors),
+    votes: Object.fromEntries(votes),
   };
 }
 

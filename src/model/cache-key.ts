@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Message } from "./types.js";
 
 export type JsonValue =
@@ -44,8 +44,9 @@ function sortKeys(value: JsonValue | undefined): JsonValue | undefined {
   return out;
 }
 
+/** One call, no Hash object: a cached run makes a key per sample. */
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return hash("sha256", text, "hex");
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Calibration, GraderCalibration } from "../report/calibrate.js";
+import { countOf } from "../report/gate.js";
 import { fixed } from "./stats-text.js";
 
 /** The block `eb calibrate` prints, and `eb report --labels` after its summary. */
@@ -17,7 +18,7 @@ function graderLines(g: GraderCalibration, over: Calibration["rate_over"]): stri
       ? `corrected n/a: ${g.problem}`
       : `corrected ${interval(g.corrected_pass_rate, g.corrected_ci_low, g.corrected_ci_high)}`;
   return [
-    `  grader ${g.grader}: ${g.labels} labels (${g.labelled_pass} passed by people, ${g.labelled_fail} failed)`,
+    `  grader ${g.grader}: ${countOf(g.labels, "label")} (${g.labelled_pass} passed by people, ${g.labelled_fail} failed)`,
     `    TPR ${interval(g.tpr, g.tpr_ci_low, g.tpr_ci_high)}  TNR ${interval(g.tnr, g.tnr_ci_low, g.tnr_ci_high)}  κ ${interval(g.kappa, g.kappa_ci_low, g.kappa_ci_high)}`,
     `    pass rate over ${g.units} ${over}: raw ${interval(g.raw_pass_rate, g.raw_ci_low, g.raw_ci_high)} → ${corrected}`,
   ];

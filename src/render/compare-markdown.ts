@@ -1,5 +1,6 @@
 import type { CompareBlock } from "../report/blocks.js";
 import type { RunDocument } from "../report/document.js";
+import { countOf } from "../report/gate.js";
 import { REASON_CHARS } from "../report/reason.js";
 import { neededLine, signed, strataLevel, VERDICT_TEXT } from "./compare-text.js";
 import { code, ID_CHARS } from "./markdown.js";
@@ -33,7 +34,7 @@ export function comparisonMarkdown(base: RunDocument, cand: RunDocument): string
   return [
     `## eval-banana compare: ${HEADLINE[c.verdict]}`,
     "",
-    `**Paired delta ${signed(c.delta)}**, ${level} interval [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${c.paired} paired items (${c.ci_method}); margin ${c.margin}.`,
+    `**Paired delta ${signed(c.delta)}**, ${level} interval [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "paired item")} (${c.ci_method}); margin ${c.margin}.`,
     "",
     `${VERDICT_TEXT[c.verdict]}. **Gate: ${gatePassed ? "passed (exit 0)" : "failed (exit 1)"}.**`,
     ...(needed ? ["", needed.charAt(0).toUpperCase() + needed.slice(1)] : []),
@@ -82,7 +83,7 @@ function itemsTable(
   });
   const more = ids.length - rows.length;
   return [
-    `### ${title}: ${ids.length} item${ids.length === 1 ? "" : "s"}`,
+    `### ${title}: ${countOf(ids.length, "item")}`,
     "",
     `| Item | Baseline | Candidate | Why the ${why} fell short |`,
     "| --- | --- | --- | --- |",
@@ -109,7 +110,12 @@ function strataTable(c: CompareBlock): string[] {
         `| ${code(s.stratum, ID_CHARS)} | ${s.n} | ${signed(s.delta)} | [${signed(s.low)}, ${signed(s.high)}] | ${s.verdict ?? "—"} |`,
     ),
     "",
-    ...(more > 0 ? [`… and ${more} more strata (\`eb compare\` lists every one).`, ""] : []),
+    ...(more > 0
+      ? [
+          `… and ${countOf(more, "more stratum", "more strata")} (\`eb compare\` lists every one).`,
+          "",
+        ]
+      : []),
   ];
 }
 

@@ -1,4 +1,5 @@
 import type { CompareFigures } from "../report/blocks.js";
+import { countOf } from "../report/gate.js";
 
 const IDS_SHOWN = 10;
 
@@ -12,7 +13,7 @@ export const VERDICT_TEXT = {
 export function comparisonText(c: CompareFigures): string {
   const level = `${Math.round(c.ci_level * 100)}%`;
   const lines = [
-    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${c.paired} items (${c.ci_method})`,
+    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "item")} (${c.ci_method})`,
     idsLine("broke", c.broke),
     idsLine("fixed", c.fixed),
     ...strataLines(c),
@@ -31,7 +32,7 @@ function strataLines(c: CompareFigures): string[] {
     `by stratum (${strataLevel(c)}):`,
     ...c.strata.map((s) => {
       const verdict = s.verdict === null ? "" : `  ${s.verdict}`;
-      return `  ${s.stratum}: ${signed(s.delta)} [${signed(s.low)}, ${signed(s.high)}] (${s.n} items)${verdict}`;
+      return `  ${s.stratum}: ${signed(s.delta)} [${signed(s.low)}, ${signed(s.high)}] (${countOf(s.n, "item")})${verdict}`;
     }),
   ];
 }
@@ -64,7 +65,7 @@ function roundUp(count: number): number {
 function idsLine(label: string, ids: readonly string[]): string {
   const shown = ids.slice(0, IDS_SHOWN).join(", ");
   const more = ids.length > IDS_SHOWN ? `, … ${ids.length - IDS_SHOWN} more` : "";
-  return `${label} ${ids.length} items${ids.length > 0 ? `: ${shown}${more}` : ""}`;
+  return `${label} ${countOf(ids.length, "item")}${ids.length > 0 ? `: ${shown}${more}` : ""}`;
 }
 
 export function signed(value: number): string {

@@ -1,4 +1,5 @@
 import type { DocumentItem } from "../report/document.js";
+import { countOf } from "../report/gate.js";
 import { REASON_CHARS } from "../report/reason.js";
 import { code, ID_CHARS } from "./markdown.js";
 import { fixed } from "./stats-text.js";
@@ -34,7 +35,7 @@ export function failingItemsText(items: readonly FailingLine[], limit: number | 
   );
   const more = items.length - shown.length;
   return [
-    `fell short: ${plural(items.length, "item")}, worst first`,
+    `fell short: ${countOf(items.length, "item")}, worst first`,
     ...lines,
     ...(more > 0 ? [`  … and ${more} more (--all lists every one)`] : []),
     "",
@@ -47,7 +48,7 @@ export function failingItemsMarkdown(items: readonly FailingItem[], limit: numbe
   const shown = items.slice(0, limit);
   const more = items.length - shown.length;
   return [
-    `### Fell short: ${plural(items.length, "item")}, worst first`,
+    `### Fell short: ${countOf(items.length, "item")}, worst first`,
     "",
     "| Item | Score | Reason |",
     "| --- | --- | --- |",
@@ -61,10 +62,6 @@ export function failingItemsMarkdown(items: readonly FailingItem[], limit: numbe
 }
 
 function scoreOf(item: FailingLine): string {
-  const errors = item.errors > 0 ? `, ${plural(item.errors, "error")}` : "";
-  return `${fixed(item.score, 2)} (${plural(item.samples, "sample")}${errors})`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+  const errors = item.errors > 0 ? `, ${countOf(item.errors, "error")}` : "";
+  return `${fixed(item.score, 2)} (${countOf(item.samples, "sample")}${errors})`;
 }

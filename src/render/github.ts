@@ -1,7 +1,7 @@
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { isIncomplete } from "../report/coverage.js";
-import type { RunDocument } from "../report/document.js";
+import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { failingItems, failingItemsMarkdown } from "./failing.js";
@@ -68,7 +68,8 @@ export function annotationLines(annotations: readonly Annotation[], base: string
 }
 
 /**
- * An annotation per item that fell short, worst first, on its definition. A flaky item (some
+ * An annotation per item that fell short, worst first, on the line its reason names (else on its
+ * definition's id). A flaky item (some
  * samples passed) is a warning: GitHub shows 10 errors and 10 warnings per step, so flaky items
  * never push the items that fail every time out of sight, and a reader sees at once which
  * failures are steady.
@@ -87,17 +88,20 @@ export function runAnnotations(doc: RunDocument, base: string): string[] {
       level: flaky ? "warning" : "error",
       title: `eval-banana: ${titleId(item.id)} (${what})`,
       message: item.problem,
-      place: placeOf(doc, item.id),
+      place: placeOf(item, doc.project_root),
     };
   });
   return annotationLines(annotations, base);
 }
 
-/** Where the document says an item is defined (absolute), or null. */
-export function placeOf(doc: RunDocument, id: string): ItemPlace | null {
-  const item = doc.items.find((candidate) => candidate.id === id);
-  if (!item?.source || doc.project_root === null) return null;
-  return { file: path.resolve(doc.project_root, item.source), line: item.line };
+/**
+ * Where an item fell short (absolute): the line its reason names (a failing assertion's), else
+ * the line of its id in its definition; null when the document knows neither.
+ */
+export function placeOf(item: DocumentItem, projectRoot: string | null): ItemPlace | null {
+  const at = item.problem_at ?? (item.source ? { source: item.source, line: item.line } : null);
+  if (at === null || projectRoot === null) return null;
+  return { file: path.resolve(projectRoot, at.source), line: at.line };
 }
 
 /** An item that broke in a comparison: an error on the candidate's definition of it. */
@@ -188,7 +192,7 @@ export function summaryWithin(
 }
 
 function leftOutLine(lines: number, seeAlso: string): string {
-  const count = `${lines.toLocaleString("en-US")} more line${lines === 1 ? "" : "s"}`;
+  const count = countOf(lines, "more line", undefined, (n) => n.toLocaleString("en-US"));
   return `… and ${count} of this summary left out (GitHub drops a step summary over 1 MiB): every item is in ${seeAlso}.`;
 }
 

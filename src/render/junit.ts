@@ -1,4 +1,5 @@
 import type { DocumentItem, RunDocument } from "../report/document.js";
+import { countOf } from "../report/gate.js";
 import { fixed } from "./stats-text.js";
 
 /** One item of a run (or of a comparison) as a JUnit `testcase`. */
@@ -91,8 +92,17 @@ function outcomeElement(item: JunitItem, detail: string): string {
   return `      <${item.outcome}${attributes(values)}>${text(detail)}</${item.outcome}>`;
 }
 
-/** A `<testsuites>` document with one `<testsuite>` holding a `<testcase>` per item. */
-export function junitXml(suite: string, items: readonly JunitItem[]): string {
+/** The `<testsuite>`: its name, and the run's wall time (null: unknown). */
+export interface JunitSuite {
+  name: string;
+  ms: number | null;
+}
+
+/**
+ * A `<testsuites>` document with one `<testsuite>` holding a `<testcase>` per item. Its `time`
+ * is the suite's wall time: the items ran side by side, so their times add up to more.
+ */
+export function junitXml(suite: JunitSuite, items: readonly JunitItem[]): string {
   const count = (outcome: JunitItem["outcome"]) =>
     items.filter((item) => item.outcome === outcome).length;
   const totals = {
@@ -100,12 +110,12 @@ export function junitXml(suite: string, items: readonly JunitItem[]): string {
     failures: count("failure"),
     errors: count("error"),
     skipped: count("skipped"),
-    time: seconds(items.reduce((sum, item) => sum + (item.ms ?? 0), 0)),
+    ...(suite.ms === null ? {} : { time: seconds(suite.ms) }),
   };
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites${attributes({ name: "eval-banana", ...totals })}>`,
-    `  <testsuite${attributes({ name: suite, ...totals })}>`,
+    `  <testsuite${attributes({ name: suite.name, ...totals })}>`,
     ...items.map(testcase),
     "  </testsuite>",
     "</testsuites>",
@@ -119,16 +129,20 @@ const NO_CLASS = "eval-banana";
 const NOT_RUN = "not run: the run was interrupted";
 
 /** The JUnit XML of a run: a testcase per item, then the planned items that never ran, skipped. */
-export function runJunit(doc: RunDocument, suite: string): string {
-  return junitXml(suite, runItems(doc));
+export function runJunit(doc: RunDocument): string {
+  return junitXml(suiteOf(doc), runItems(doc));
+}
+
+/** The suite as the run's manifest names it (`eb eval evals/cases.jsonl`), and its wall time. */
+function suiteOf(doc: RunDocument): JunitSuite {
+  return { name: doc.run.suite ?? doc.run_id ?? NO_CLASS, ms: doc.duration_ms };
 }
 
 function runItems(doc: RunDocument): JunitItem[] {
   const ran = doc.items.map((item): JunitItem => itemOf(item));
   const named = doc.not_run.map(({ id, stratum }) => skipped(stratum || NO_CLASS, id));
   const unnamed = doc.items_not_run - named.length;
-  const counted =
-    unnamed > 0 ? [skipped(NO_CLASS, `${unnamed} item${unnamed === 1 ? "" : "s"} not run`)] : [];
+  const counted = unnamed > 0 ? [skipped(NO_CLASS, `${countOf(unnamed, "item")} not run`)] : [];
   return [...ran, ...named, ...counted];
 }
 
@@ -176,9 +190,9 @@ function skipped(classname: string, name: string): JunitItem {
  * `eb compare` as testcases: one per paired item, the candidate's, a failure when it broke
  * (its score dropped); then one for the gate, a failure when the gate failed (its exit code 1).
  */
-export function compareJunit(base: RunDocument, cand: RunDocument, suite: string): string {
+export function compareJunit(base: RunDocument, cand: RunDocument): string {
   const compare = cand.compare;
-  if (compare === null) return runJunit(cand, suite);
+  if (compare === null) return runJunit(cand);
   const broke = new Set(compare.broke);
   const baseItems = new Map(base.items.map((item) => [item.id, item]));
   const paired = runItems(cand).filter((item) => baseItems.has(item.name));
@@ -189,7 +203,7 @@ export function compareJunit(base: RunDocument, cand: RunDocument, suite: string
     const now = item.samples && item.samples.passed / item.samples.run;
     return { ...item, outcome: "failure", reason: brokeReason(before.score, now, item.reason) };
   });
-  return junitXml(suite, [...items, gateItem(cand)]);
+  return junitXml(suiteOf(cand), [...items, gateItem(cand)]);
 }
 
 /** Why an item broke: its scores in both runs, then why the candidate fell short. */
@@ -201,7 +215,7 @@ export function brokeReason(base: number, cand: number | null, reason: string | 
 function gateItem(cand: RunDocument): JunitItem {
   const { delta, ci_low, ci_high, margin, verdict, paired } = cand.compare!;
   const passed = cand.verdict.outcome === "passed";
-  const verdictLine = `${verdict}: delta ${fixed(delta, 3)} [${fixed(ci_low, 3)}, ${fixed(ci_high, 3)}] over ${paired} paired items, margin ${margin}`;
+  const verdictLine = `${verdict}: delta ${fixed(delta, 3)} [${fixed(ci_low, 3)}, ${fixed(ci_high, 3)}] over ${countOf(paired, "paired item")}, margin ${margin}`;
   return {
     classname: "eval-banana.compare",
     name: "gate",

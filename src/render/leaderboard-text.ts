@@ -1,4 +1,6 @@
-import type { Leaderboard, LeaderboardEntry } from "../report/leaderboard.js";
+import { type LeaderboardEntry, NO_TOKENS } from "../report/blocks.js";
+import { countOf } from "../report/gate.js";
+import type { Leaderboard } from "../report/leaderboard.js";
 import { fixed } from "./stats-text.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
@@ -11,7 +13,7 @@ export function leaderboardText(board: Leaderboard): string {
   const rows = board.entries.map((entry) => [...cells(entry), mark(entry)]);
   const table = aligned([[...header, "vs best"], ...rows], [...HEADER, "vs best"]);
   const lines = [
-    `leaderboard of ${board.entries.length} runs, best pass rate first`,
+    `leaderboard of ${countOf(board.entries.length, "run")}, best pass rate first`,
     ...table,
     ruleLine(board),
     ...costLines(board.entries),
@@ -45,7 +47,7 @@ export function cells(entry: LeaderboardEntry): string[] {
     String(entry.items),
     fixed(entry.pass_rate),
     `[${fixed(entry.ci_low)}, ${fixed(entry.ci_high)}]`,
-    dollars(entry.cost),
+    entry.cost_note === NO_TOKENS ? "-" : dollars(entry.cost),
     milliseconds(entry.latency_p50_ms),
     milliseconds(entry.latency_p95_ms),
     String(entry.errors),
@@ -57,8 +59,12 @@ function costLines(entries: readonly LeaderboardEntry[]): string[] {
   return unknown === "" ? [] : [`cost unknown for ${unknown}`];
 }
 
-/** Which runs have no cost and why, each reason once: "a, b (no tokens recorded); c (…)". */
+/**
+ * Which runs have no cost and why, each reason once: "a, b (no tokens recorded); c (…)".
+ * Nothing when no run recorded tokens: no cost applies to any of them.
+ */
 export function costUnknownText(entries: readonly LeaderboardEntry[]): string {
+  if (entries.every((entry) => entry.cost_note === NO_TOKENS)) return "";
   const byNote = new Map<string, string[]>();
   for (const entry of entries) {
     if (entry.cost_note === null) continue;

@@ -1,4 +1,5 @@
 import { type Coverage, isIncomplete, notRunLine } from "../report/coverage.js";
+import { countOf } from "../report/gate.js";
 
 export { notRunLine, notRunText } from "../report/coverage.js";
 
@@ -17,5 +18,6 @@ export function notRunBanner(coverage: Coverage, ran: Ran): string[] {
 /** How the pass rate is labelled: empty for a complete run, else over what it is. */
 export function passRateScope(coverage: Coverage | null, ran: Ran): string {
   if (!isIncomplete(coverage, ran)) return "";
-  return `over the ${ran.items} of ${coverage.items_planned} items that ran`;
+  const ofPlanned = `${ran.items} of ${countOf(coverage.items_planned, "item")}`;
+  return `over the ${ofPlanned} that ran`;
 }

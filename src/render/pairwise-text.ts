@@ -6,6 +6,7 @@ import {
   POSITION_FOLLOWER,
 } from "../report/blocks.js";
 import type { RunDocument } from "../report/document.js";
+import { countOf } from "../report/gate.js";
 import { signed } from "./compare-text.js";
 import { cell, code } from "./markdown.js";
 import { PAIR_VERDICT_TEXT } from "./pair-verdict-text.js";
@@ -21,7 +22,7 @@ const CASES_SHOWN = 20;
 export function pairwiseText(doc: PairwiseDocument): string {
   const r = doc.pairwise;
   const lines = [
-    `net win rate ${num(r.net_win_rate)}  ${level(r)} CI [${num(r.ci_low)}, ${num(r.ci_high)}] over ${r.items} cases, ${r.pairs} pairs each judged in both orders`,
+    `net win rate ${num(r.net_win_rate)}  ${level(r)} CI [${num(r.ci_low)}, ${num(r.ci_high)}] over ${countOf(r.items, "case")}, ${countOf(r.pairs, "pair")} each judged in both orders`,
     countsLine(r),
     consistencyLine(r),
     biasLine(r),
@@ -35,20 +36,15 @@ export function pairwiseText(doc: PairwiseDocument): string {
 }
 
 function countsLine(c: PairStats | PairCase): string {
-  const errors = c.errors > 0 ? `, ${counted(c.errors, "error")} (not judged)` : "";
-  const outcomes = `${counted(c.wins, "win")}, ${counted(c.ties, "tie")}, ${counted(c.losses, "loss", "losses")}`;
+  const errors = c.errors > 0 ? `, ${countOf(c.errors, "error")} (not judged)` : "";
+  const outcomes = `${countOf(c.wins, "win")}, ${countOf(c.ties, "tie")}, ${countOf(c.losses, "loss", "losses")}`;
   return `${outcomes}, ${c.inconsistent} inconsistent${errors}`;
-}
-
-/** "1 win", "2 wins". */
-function counted(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 function consistencyLine(s: PairStats): string {
   if (s.consistency === null) return "swap consistency n/a (no pair judged in both orders)";
   const consistent = s.pairs - s.inconsistent;
-  return `swap consistency ${s.consistency.toFixed(4)} (${consistent} of ${s.pairs} pairs got the same verdict in both orders)`;
+  return `swap consistency ${s.consistency.toFixed(4)} (${consistent} of ${countOf(s.pairs, "pair")} got the same verdict in both orders)`;
 }
 
 function biasLine(s: PairStats): string {
@@ -63,7 +59,7 @@ function strataLines(r: PairwiseBlock): string[] {
     `by stratum (${level(r)} each, unadjusted):`,
     ...r.strata.map(
       (s) =>
-        `  ${s.stratum}: ${num(s.net_win_rate)} [${num(s.ci_low)}, ${num(s.ci_high)}] (${s.items} cases; ${countsLine(s)}; consistency ${share(s.consistency)}, position bias ${share(s.position_bias)})`,
+        `  ${s.stratum}: ${num(s.net_win_rate)} [${num(s.ci_low)}, ${num(s.ci_high)}] (${countOf(s.items, "case")}; ${countsLine(s)}; consistency ${share(s.consistency)}, position bias ${share(s.position_bias)})`,
     ),
   ];
 }
@@ -85,7 +81,7 @@ function whyInconclusive(doc: PairwiseDocument): string[] {
   if (r.consistency !== null && r.consistency < MIN_CONSISTENCY) return [POSITION_FOLLOWER];
   if (r.errors > 0) {
     return [
-      `${counted(r.errors, "pair has", "pairs have")} no verdict: run eb pairwise again (the cache answers the pairs already judged)`,
+      `${countOf(r.errors, "pair has", "pairs have")} no verdict: run eb pairwise again (the cache answers the pairs already judged)`,
     ];
   }
   if (doc.verdict.outcome === "interrupted") {

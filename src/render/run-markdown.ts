@@ -2,7 +2,7 @@ import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { cell, code, codeBlock } from "./markdown.js";
 import { notRunBanner, notRunText } from "./not-run.js";
-import { budgetLine, statusOf } from "./run-text.js";
+import { budgetLine, itemCountsText, statusOf } from "./run-text.js";
 import { summaryMarkdown } from "./stats-markdown.js";
 
 /** report.md of a run: the Field table, then the checks (the seed's layout) or the cases. */
@@ -15,6 +15,7 @@ export function runMarkdown(doc: RunDocument): string {
     "| Field | Value |",
     "| --- | --- |",
     `| Run ID | ${code(doc.run_id ?? "")} |`,
+    `| Items | ${itemCountsText(doc.items)} |`,
     ...(doc.kind === "checks" ? checkFields(doc) : caseFields(doc)),
     ...(doc.verdict.outcome === "interrupted"
       ? [`| Interrupted | yes (${notRunText(doc, doc.stats)}) |`]

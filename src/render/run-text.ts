@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument, VerdictOutcome } from "../report/document.js";
+import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { notRunLine } from "./not-run.js";
 import { passedOf, runSummaryText, seconds } from "./stats-text.js";
@@ -59,7 +60,7 @@ function checkLines(doc: RunDocument, all: boolean): string[] {
       return `- ${item.id}: ${STATUS_COLOR[status](`${status}${samples}`)}${why ? ` - ${why}` : ""}`;
     }),
     ...(unlisted > 0
-      ? [`${pc.green(plural(unlisted, "check"))} passed (--verbose lists them)`]
+      ? [`${pc.green(countOf(unlisted, "check"))} passed (--verbose lists them)`]
       : []),
   ];
 }
@@ -80,8 +81,10 @@ function caseLines(doc: RunDocument): string[] {
   ];
 }
 
+export type ItemStatus = "passed" | "failed" | "error";
+
 /** An item is an error when any sample was, else passed only when every sample passed. */
-export function statusOf(item: DocumentItem): "passed" | "failed" | "error" {
+export function statusOf(item: DocumentItem): ItemStatus {
   if (item.errors > 0) return "error";
   return item.score === 1 ? "passed" : "failed";
 }
@@ -104,7 +107,7 @@ function fellShort(items: readonly DocumentItem[]): string[] {
   });
   const more = short.length - shown.length;
   return [
-    `Fell short (${short.length} item${short.length === 1 ? "" : "s"}):`,
+    `Fell short (${countOf(short.length, "item")}):`,
     ...shown,
     ...(more > 0 ? [`  … and ${more} more (see report.md)`] : []),
   ];
@@ -125,21 +128,40 @@ export function budgetLine(doc: RunDocument): string {
   const left = doc.samples_planned - doc.stats.samples;
   return (
     `Budget: ${money(spent)} spent of --max-cost ${money(max)}; ${left} of ` +
-    `${doc.samples_planned} samples not run: finish them with --resume ${doc.output_dir} ` +
+    `${countOf(doc.samples_planned, "sample")} not run: finish them with --resume ${doc.output_dir} ` +
     "and a higher --max-cost"
   );
 }
 
-/** The pytest-like closing line: `2 passed, 1 failed, 0 errors in 1.20 s` (items, not samples). */
+/** How many items passed, failed and errored (an item errs when a sample did). */
+export function itemCounts(items: readonly DocumentItem[]): Record<ItemStatus, number> {
+  const counts = { passed: 0, failed: 0, error: 0 };
+  for (const item of items) counts[statusOf(item)]++;
+  return counts;
+}
+
+/**
+ * `2 items passed, 1 failed, 0 errored`: the items' outcomes, said to be of items, as the gate's
+ * line beside them counts samples. Each count is coloured when it is not 0.
+ */
+export function itemCountsText(
+  items: readonly DocumentItem[],
+  paint: (status: ItemStatus, text: string) => string = (_, text) => text,
+): string {
+  const { passed, failed, error } = itemCounts(items);
+  return [
+    paint("passed", `${countOf(passed, "item")} passed`),
+    paint("failed", `${failed} failed`),
+    paint("error", `${error} errored`),
+  ].join(", ");
+}
+
+/** The pytest-like closing line: `2 items passed, 1 failed, 0 errored in 1.20 s`. */
 function countsLine(doc: RunDocument): string {
-  const count = (status: string) => doc.items.filter((item) => statusOf(item) === status).length;
-  const [passed, failed, errors] = [count("passed"), count("failed"), count("error")];
-  const parts = [
-    passed > 0 ? pc.green(`${passed} passed`) : `${passed} passed`,
-    failed > 0 ? pc.red(`${failed} failed`) : `${failed} failed`,
-    errors > 0 ? pc.yellow(plural(errors, "error")) : plural(errors, "error"),
-  ];
-  return `${parts.join(", ")} in ${seconds(doc.duration_ms ?? 0)}`;
+  const counts = itemCounts(doc.items);
+  const paint = (status: ItemStatus, text: string) =>
+    counts[status] > 0 ? STATUS_COLOR[status](text) : text;
+  return `${itemCountsText(doc.items, paint)} in ${seconds(doc.duration_ms ?? 0)}`;
 }
 
 const OUTCOME_WORD: Record<VerdictOutcome, string> = {
@@ -155,8 +177,4 @@ const OUTCOME_WORD: Record<VerdictOutcome, string> = {
 export function gateLine(doc: RunDocument): string {
   const word = OUTCOME_WORD[doc.verdict.outcome];
   return `Gate: ${doc.verdict.rule} → ${word === "passed" ? pc.green(word) : pc.red(word)}`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -1,4 +1,5 @@
 import type { Coverage } from "../report/coverage.js";
+import { countOf } from "../report/gate.js";
 import type { KStats, RunSummary } from "../report/run-summary.js";
 import { code } from "./markdown.js";
 import { passRateScope } from "./not-run.js";
@@ -30,11 +31,13 @@ export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null =
     "",
     ...listSection(
       "Flaky items",
-      summary.flaky.map((f) => `${code(f.id)}: ${fixed(f.score, 2)} over ${f.samples} samples`),
+      summary.flaky.map(
+        (f) => `${code(f.id)}: ${fixed(f.score, 2)} over ${countOf(f.samples, "sample")}`,
+      ),
     ),
     ...listSection(
       "Failures by grader",
-      summary.graders.map((g) => `${code(g.name)}: ${g.failures}`),
+      summary.graders.map((g) => `${code(g.name)}: failed ${countOf(g.failures, "sample")}`),
     ),
     ...listSection(
       "Judge noise",
@@ -55,7 +58,7 @@ function latencyRow(summary: RunSummary): string[] {
   const latency = summary.latency;
   if (!latency) return ["| Latency | no uncached samples |"];
   return [
-    `| Latency p50 / p95 | ${Math.round(latency.p50)} / ${Math.round(latency.p95)} ms over ${latency.uncached} uncached samples |`,
+    `| Latency p50 / p95 | ${Math.round(latency.p50)} / ${Math.round(latency.p95)} ms over ${countOf(latency.uncached, "uncached sample")} |`,
   ];
 }
 

@@ -1,4 +1,5 @@
 import type { Coverage } from "../report/coverage.js";
+import { countOf } from "../report/gate.js";
 import type { JudgeNoise } from "../report/judge-noise.js";
 import type {
   Breakdown,
@@ -47,8 +48,10 @@ export function summaryText(summary: RunSummary, coverage: Coverage | null = nul
     `pass rate ${fixed(stats.pass_rate)}${scope ? ` ${scope}` : ""}  ${percent(stats.ci_level)} CI [${fixed(stats.ci_low)}, ${fixed(stats.ci_high)}] (${stats.ci_method})`,
     kLine(stats.pass_at_k, stats.pass_hat_k, stats.ci_level),
     flakyLine(summary),
-    `errors ${stats.errors} of ${stats.samples} samples (scored 0, counted apart from failures)`,
-    ...summary.graders.map((g) => `  grader ${g.name.padEnd(20)} failed ${g.failures}`),
+    `errors ${stats.errors} of ${countOf(stats.samples, "sample")} (scored 0, counted apart from failures)`,
+    ...summary.graders.map(
+      (g) => `  grader ${g.name.padEnd(20)} failed ${countOf(g.failures, "sample")}`,
+    ),
     ...summary.judges.map((j) => `  judge ${j.grader.padEnd(21)} ${judgeNoiseText(j)}`),
     ...breakdownLines(summary),
     cacheLine(summary),
@@ -63,15 +66,14 @@ export function summaryText(summary: RunSummary, coverage: Coverage | null = nul
  */
 export function judgeNoiseText(j: JudgeNoise): string {
   const verdicts = Number.isInteger(j.verdicts) ? String(j.verdicts) : j.verdicts.toFixed(1);
-  const answers = `${j.answers} answer${j.answers === 1 ? "" : "s"}`;
-  const agreement = `agrees with itself ${(j.self_agreement * 100).toFixed(1)}% over ${answers} × ${verdicts} verdicts`;
+  const agreement = `agrees with itself ${(j.self_agreement * 100).toFixed(1)}% over ${countOf(j.answers, "answer")} × ${verdicts} verdicts`;
   const model = j.model_variance === null ? "" : `model ${fixed(j.model_variance)}, `;
   return `${agreement}; variance ${model}judge ${fixed(j.judge_variance)}`;
 }
 
 function flakyLine(summary: RunSummary): string {
   const { flaky, stats } = summary;
-  const head = `flaky ${flaky.length} of ${stats.items} items scored strictly between 0 and 1`;
+  const head = `flaky ${flaky.length} of ${countOf(stats.items, "item")} scored strictly between 0 and 1`;
   if (flaky.length === 0) return head;
   const shown = flaky
     .slice(0, FLAKY_SHOWN)
@@ -108,7 +110,7 @@ export function breakdownLevel(b: Breakdown): string {
 
 function groupLine(group: GroupStats, width: number): string {
   const ci = `[${fixed(group.ci_low)}, ${fixed(group.ci_high)}]`;
-  return `  ${group.name.padEnd(width)}  ${fixed(group.pass_rate)} ${ci}  ${group.items} items`;
+  return `  ${group.name.padEnd(width)}  ${fixed(group.pass_rate)} ${ci}  ${countOf(group.items, "item")}`;
 }
 
 function cacheLine(summary: RunSummary): string {
@@ -116,11 +118,11 @@ function cacheLine(summary: RunSummary): string {
   const latency = summary.latency;
   const share = samples > 0 ? ` (${percent(cached / samples)})` : "";
   const timing = latency
-    ? `latency p50 ${Math.round(latency.p50)} ms, p95 ${Math.round(latency.p95)} ms over ${latency.uncached} uncached samples`
+    ? `latency p50 ${Math.round(latency.p50)} ms, p95 ${Math.round(latency.p95)} ms over ${countOf(latency.uncached, "uncached sample")}`
     : "latency: no uncached samples";
   const note =
     cached > 0 ? "; a cached sample keeps its original call's latency, so it is left out" : "";
-  return `cached ${cached} of ${samples}${share}; ${timing}${note}`;
+  return `cached ${cached} of ${countOf(samples, "sample")}${share}; ${timing}${note}`;
 }
 
 function tokenLines(summary: RunSummary): string[] {

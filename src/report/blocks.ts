@@ -140,6 +140,9 @@ export type PairVerdictName = PairwiseBlock["verdict"];
 
 const nullableNumber = z.number().nullable();
 
+/** The cost note of a run no cost applies to (deterministic checks, a command target). */
+export const NO_TOKENS = "no tokens recorded";
+
 /** One row of a leaderboard (`eb report RUN RUN…`), best first. */
 export const leaderboardEntrySchema = z.strictObject({
   rank: z.number().int().min(1),

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { InputError } from "../errors.js";
 import { type CompareOptions, type Comparison, comparePaired } from "../stats/compare.js";
 import type { Change, CompareBlock, CompareFigures } from "./blocks.js";
@@ -242,7 +243,7 @@ async function documentRead(rows: RunRows, read: ReadDocumentOptions): Promise<R
 
 /**
  * The paired gate: pass, or inconclusive under `--inconclusive pass`; its rule in words,
- * naming the baseline as the user gave it.
+ * naming the baseline by its run id (else its path from here).
  */
 export function comparisonGate(
   block: CompareFigures,
@@ -252,7 +253,9 @@ export function comparisonGate(
   const passed =
     block.verdict === "pass" || (block.verdict === "inconclusive" && inconclusive === "pass");
   const policy = block.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[inconclusive] : "";
-  const rule = `paired compare with the baseline ${baseline} at margin ${block.margin} → ${block.verdict}${policy}`;
+  // By its run id: a page or a log shows no absolute path of the machine that ran it.
+  const named = block.baseline.run_id ?? path.relative(process.cwd(), baseline);
+  const rule = `paired compare with the baseline ${named} at margin ${block.margin} → ${block.verdict}${policy}`;
   return { passed, rule };
 }
 

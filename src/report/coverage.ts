@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { countOf } from "./gate.js";
 import type { RunStats } from "./run-summary.js";
 
 const count = z.number().int().min(0);
@@ -35,9 +36,9 @@ export function notRunText(coverage: Coverage, ran: Ran): string {
   const perItem = coverage.samples_planned / coverage.items_planned;
   const partly =
     samples > coverage.items_not_run * perItem
-      ? ` (${samples} of ${coverage.samples_planned} samples)`
+      ? ` (${samples} of ${countOf(coverage.samples_planned, "sample")})`
       : "";
-  return `${coverage.items_not_run} of ${coverage.items_planned} items never ran${partly}`;
+  return `${coverage.items_not_run} of ${countOf(coverage.items_planned, "item")} never ran${partly}`;
 }
 
 /** The console's and `eb report`'s line for a run that did not finish. */

@@ -42,6 +42,13 @@ export const documentItemSchema = z.strictObject({
     .nullable()
     .describe("The file defining the item (a check's YAML, the case file), from the project root."),
   line: z.number().int().min(1).nullable().describe("The line of the item's id in `source`."),
+  problem_at: z
+    .strictObject({ source: z.string(), line: z.number().int().min(1) })
+    .nullable()
+    .describe(
+      "The file (from the project root) and line `problem` names, as a script's traceback " +
+        "does: the failing assertion's line; null when it names none.",
+    ),
   input: z.string().nullable().describe("A case's messages, cut to EXCERPT_CHARS characters."),
   outcomes: z
     .array(outcomeSchema)
@@ -73,6 +80,10 @@ const runInfoSchema = z.strictObject({
   tool_version: z.string().nullable(),
   git_commit: z.string().nullable(),
   command: z.string().nullable().describe("The command line, secrets removed."),
+  suite: z
+    .string()
+    .nullable()
+    .describe("Which suite the run is of: `eb run`, `eb eval evals/cases.jsonl`; null: unknown."),
   target: z.string().nullable().describe("What produced the outputs: a model, a command."),
   judge: z.string().nullable().describe("The judge model or agent, when one graded."),
   samples_per_item: z.number().int().min(1).nullable(),
@@ -91,7 +102,7 @@ export type RunInfo = z.output<typeof runInfoSchema>;
 /** Where a run came from, as its manifest says. */
 export type RunProvenance = Pick<
   RunInfo,
-  "tool_version" | "git_commit" | "command" | "resumes" | "merged"
+  "tool_version" | "git_commit" | "command" | "suite" | "resumes" | "merged"
 >;
 
 /** `--max-cost` and the spend, in the document of every run that calls models. */
@@ -266,7 +277,25 @@ function itemOf(item: ItemTally, tally: RowTally, text: ItemText | undefined): D
     description: text?.description ?? null,
     source: text?.source ?? null,
     line: text?.line ?? null,
+    problem_at: problemAt(item.problem),
     input: text?.input ?? null,
     outcomes: tally.outcomesOf(item.id),
   };
+}
+
+/**
+ * Where a script's reason says it failed, in the two forms a check's reason takes (see
+ * scriptReason): `AssertionError: x (evals/a.yaml:7)` and `AssertionError at evals/a.yaml:7: …`.
+ * Only a path within the project is taken: a line elsewhere is no place in the repository.
+ */
+const REASON_PLACES = [/ \(([^\s()][^()]*):(\d+)\)$/, / at ([^\s:]+):(\d+): /];
+
+function problemAt(problem: string | null): DocumentItem["problem_at"] {
+  if (problem === null) return null;
+  for (const pattern of REASON_PLACES) {
+    const [, source, line] = pattern.exec(problem) ?? [];
+    if (source === undefined || source.startsWith("/") || source.startsWith("..")) continue;
+    return { source, line: Number(line) };
+  }
+  return null;
 }

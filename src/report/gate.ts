@@ -36,8 +36,14 @@ export function applyGate(input: GateInput): GateResult {
   return { meetsThreshold, passed };
 }
 
-export function countOf(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+/** `1 item`, `3 items`, `2 losses`: the one way every output counts a thing. */
+export function countOf(
+  count: number,
+  noun: string,
+  many = `${noun}s`,
+  format: (n: number) => string = String,
+): string {
+  return `${format(count)} ${count === 1 ? noun : many}`;
 }
 
 /** `18/20 samples passed (90.0%) < threshold 1.0, and 1 error sample`. */

@@ -19,7 +19,7 @@ import { InputError } from "../errors.js";
 import { adjustedLevel } from "../stats/adjust.js";
 import { comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
-import type { LeaderboardEntry } from "./blocks.js";
+import { type LeaderboardEntry, NO_TOKENS } from "./blocks.js";
 import { manifestWarnings, preview } from "./compare-runs.js";
 import { isIncomplete, notRunLine } from "./coverage.js";
 import type { RunDocument } from "./document.js";
@@ -146,7 +146,7 @@ function byPassRate(a: LeaderboardRun, b: LeaderboardRun): number {
 }
 
 function costNote(priced: readonly TokenCost[]): string | null {
-  if (priced.length === 0) return "no tokens recorded";
+  if (priced.length === 0) return NO_TOKENS;
   const unpriced = priced.filter((t) => t.cost === null).map((t) => t.model || "(unnamed)");
   return unpriced.length === 0 ? null : `no price in [pricing] for ${unpriced.join(", ")}`;
 }

@@ -40,6 +40,8 @@ export interface ManifestSummary {
   git_commit: string | null;
   project_root: string | null;
   command: string[] | null;
+  /** Which suite the run is of (absent before 0.4). */
+  suite: string | null;
   started_at: string | null;
   ended_at: string | null;
   interrupted: boolean | null;
@@ -72,6 +74,7 @@ const summarySchema = z.object({
   git_commit: text,
   project_root: text,
   command: z.array(z.string()).nullable().catch(null).default(null),
+  suite: text,
   started_at: text,
   ended_at: text,
   interrupted: flag,

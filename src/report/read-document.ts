@@ -9,6 +9,7 @@ import {
   type RunDocument,
 } from "./document.js";
 import type { ManifestSummary } from "./manifest.js";
+import { outcomeSchema } from "./outcome.js";
 import { type RunRows, readRun } from "./read-rows.js";
 import type { SummaryOptions } from "./run-summary.js";
 
@@ -41,10 +42,17 @@ export async function readDocument(
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().catch(null).default(null);
 
+/** A sample's output as the run showed it: a check's comes from its files, not its row. */
+const writtenOutputSchema = z.object(
+  outcomeSchema.pick({ sample: true, excerpt: true, chars: true, files: true }).shape,
+);
+type WrittenOutput = z.output<typeof writtenOutputSchema>;
+
 /** Each field on its own: one that is missing or of another shape reads as absent. */
 const writtenReportSchema = z.object({
   pass_threshold: nullable(z.number().min(0).max(1)),
   budget: budgetSchema.catch(null).default(null),
+  run: nullable(z.object({ target: nullable(z.string()), judge: nullable(z.string()) })),
   not_run: nullable(z.array(z.object({ id: z.string(), stratum: z.string() }))),
   items: z
     .array(
@@ -55,6 +63,7 @@ const writtenReportSchema = z.object({
         source: nullable(z.string()),
         line: nullable(z.number().int().min(1)),
         input: nullable(z.string()),
+        outcomes: z.array(writtenOutputSchema).catch([]).default([]),
       }),
     )
     .catch([])
@@ -63,15 +72,19 @@ const writtenReportSchema = z.object({
 
 /**
  * What a run wrote in its report.json that its rows do not hold: the gate's threshold, the
- * budget, the items it planned and never ran, and each item's type, description, source, line
- * and input (the case's messages). Null for a rows file outside a run folder, or a report.json
+ * budget, its target and judge as the run named them (`model m (m-2025-01-01) at URL`; the
+ * manifest has only `m`), the items it planned and never ran, and each item's type, description,
+ * source, line and input (the case's messages). Null for a rows file outside a run folder, or a report.json
  * that is missing or not JSON: the rows alone then make the document.
  */
 export interface WrittenReport {
   passThreshold: number | null;
   budget: RunDocument["budget"];
+  run: Pick<RunDocument["run"], "target" | "judge"> | null;
   notRun: RunDocument["not_run"] | null;
   texts: ReadonlyMap<string, ItemText>;
+  /** Each item's samples' outputs, by item id and sample. */
+  outputs: ReadonlyMap<string, readonly WrittenOutput[]>;
 }
 
 export async function readWrittenReport(rowsFile: string): Promise<WrittenReport | null> {
@@ -81,9 +94,10 @@ export async function readWrittenReport(rowsFile: string): Promise<WrittenReport
   if (text === null) return null;
   const parsed = writtenReportSchema.safeParse(parseJson(text));
   if (!parsed.success) return null;
-  const { pass_threshold, budget, not_run, items } = parsed.data;
-  const texts = new Map(items.map(({ id, ...fields }) => [id, fields]));
-  return { passThreshold: pass_threshold, budget, notRun: not_run, texts };
+  const { pass_threshold, budget, run, not_run, items } = parsed.data;
+  const texts = new Map(items.map(({ id, outcomes: _, ...fields }) => [id, fields]));
+  const outputs = new Map(items.map(({ id, outcomes }) => [id, outcomes]));
+  return { passThreshold: pass_threshold, budget, run, notRun: not_run, texts, outputs };
 }
 
 function parseJson(text: string): unknown {
@@ -104,7 +118,22 @@ export function documentOf(
   if (options.passThreshold !== undefined) meta.passThreshold = options.passThreshold;
   const judgeModel = options.judgeModel ?? rows.manifest?.judge_model ?? null;
   const text = written ? (id: string) => written.texts.get(id) : undefined;
-  return buildDocument(rows.tally, meta, { ...options, judgeModel, text });
+  const document = buildDocument(rows.tally, meta, { ...options, judgeModel, text });
+  return written ? withOutputs(document, written.outputs) : document;
+}
+
+/** A sample's output that its row does not hold (a check's) as the run wrote it. */
+function withOutputs(document: RunDocument, outputs: WrittenReport["outputs"]): RunDocument {
+  const items = document.items.map((item) => {
+    const written = outputs.get(item.id);
+    if (!written?.length) return item;
+    const bySample = new Map(written.map((output) => [output.sample, output]));
+    const outcomes = item.outcomes.map((o) =>
+      o.excerpt === null && o.files.length === 0 ? { ...o, ...bySample.get(o.sample) } : o,
+    );
+    return { ...item, outcomes };
+  });
+  return { ...document, items };
 }
 
 /** The run a rows file is of, as a document names it: its run folder, or the file itself. */
@@ -133,8 +162,9 @@ function metaOf(
       tool_version: m?.version ?? null,
       git_commit: m?.git_commit ?? null,
       command: m?.command ? ["eb", ...m.command].join(" ") : null,
-      target: m?.target ?? null,
-      judge: m?.judge_model ?? null,
+      suite: m?.suite ?? null,
+      target: written?.run ? written.run.target : (m?.target ?? null),
+      judge: written?.run ? written.run.judge : (m?.judge_model ?? null),
       samples_per_item: m?.planned?.samplesPerItem ?? null,
       resumes: m?.resumes ?? 0,
       merged: m?.shards && m.merged_runs ? { shards: m.shards, runs: m.merged_runs } : null,

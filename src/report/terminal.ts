@@ -35,9 +35,11 @@ export function terminalSafeJson(json: string): string {
 }
 
 /**
- * A copy of a JSON-like value (a report) with terminalSafeLine applied to every string in it,
- * for text renderers: they join its strings into eb's lines, and add escape sequences (colours)
- * around them, so the text they make cannot be made safe as a whole.
+ * A JSON-like value (a report) with terminalSafeLine applied to every string in it, for text
+ * renderers: they join its strings into eb's lines, and add escape sequences (colours) around
+ * them, so the text they make cannot be made safe as a whole. Only what changed is copied: a
+ * run's document is large and nearly always safe, and copying all of it cost a cached run of
+ * 2,000 cases a twentieth of its CPU.
  */
 export function terminalSafeStrings<T>(value: T): T {
   return safeValue(value) as T;
@@ -45,9 +47,27 @@ export function terminalSafeStrings<T>(value: T): T {
 
 function safeValue(value: unknown): unknown {
   if (typeof value === "string") return terminalSafeLine(value);
-  if (Array.isArray(value)) return value.map(safeValue);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const safe = safeValue(value[i]);
+      if (safe === value[i]) continue;
+      copy ??= value.slice();
+      copy[i] = safe;
+    }
+    return copy ?? value;
+  }
   if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, safeValue(inner)]));
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | null = null;
+  for (const key of Object.keys(record)) {
+    const safe = safeValue(record[key]);
+    if (safe === record[key]) continue;
+    // Every key of the copy is its own property, "__proto__" too: the assignment sets it.
+    copy ??= Object.fromEntries(Object.entries(record));
+    copy[key] = safe;
+  }
+  return copy ?? value;
 }
 
 /** Only what JSON.parse could have made: a Date or a buffer is not rebuilt from its entries. */

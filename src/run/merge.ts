@@ -345,6 +345,7 @@ function finishContext(
       tool_version: TOOL_VERSION,
       git_commit: shards[0]!.manifest.git_commit,
       command: commandText(argv),
+      suite: shards[0]!.manifest.suite ?? null,
       resumes: 0,
       merged: {
         shards: shards.map((run) => run.manifest.shard ?? "?"),

@@ -168,6 +168,7 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
       tool_version: TOOL_VERSION,
       git_commit: commit,
       command: commandText(suite.command),
+      suite: suite.name,
     };
     return { runId, runDir, lock, startedAt, rows, earlier: [], resumes: 0, provenance };
   } catch (error) {
@@ -200,6 +201,7 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
         tool_version: manifest.version,
         git_commit: manifest.git_commit,
         command: commandText(manifest.command),
+        suite: suite.name,
       },
     };
   } catch (error) {

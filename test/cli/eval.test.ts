@@ -131,7 +131,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     expect(result.stderr).toBe("");
     // Half the samples fail, and the default threshold is 1.0: every sample must pass.
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/\n2 passed, 2 failed, 0 errors in \d+\.\d+ s\n/);
+    expect(result.stdout).toMatch(/\n2 items passed, 2 failed, 0 errored in \d+\.\d+ s\n/);
     expect(result.stdout).toMatch(
       /\nGate: 6\/12 samples passed \(50\.0%\) < threshold 1\.0 → failed\n$/,
     );
@@ -140,7 +140,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
       /pass rate 0\.500 {2}95% CI \[0\.\d{3}, 0\.\d{3}\] \(clopper-pearson\)/,
     );
     expect(result.stdout).toContain("errors 0 of 12 samples");
-    expect(result.stdout.match(/^ {2}grader \S+ +failed 3$/gm)).toHaveLength(6);
+    expect(result.stdout.match(/^ {2}grader \S+ +failed 3 samples$/gm)).toHaveLength(6);
     expect(result.stdout).toMatch(/^target mock: \d+ in \/ \d+ out tokens/m);
     expect(result.stdout).toMatch(/^judge judge-m: \d+ in \/ \d+ out tokens/m);
     // 12 target calls; each judged prompt is asked once (temperature 0, sample 0, cached).
@@ -243,7 +243,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
       "Gate: 6/12 samples passed (50.0%) ≥ threshold 0.0, no error samples → passed",
     );
     expect(server.requests.length).toBe(before);
-    expect(again.stdout).toContain("cached 12 of 12 (100%)");
+    expect(again.stdout).toContain("cached 12 of 12 samples (100%)");
     const [firstDir, secondDir] = runDirs(root);
     const rows = readRows(secondDir!);
     expect(rows.every((row) => row.cached)).toBe(true);
@@ -288,7 +288,7 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     // Long enough for the other call to be answered in time when the machine is loaded.
     const result = await evalModel(root, ["--timeout-seconds", "2", "--max-retries", "0"]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/\n1 passed, 0 failed, 1 error in /);
+    expect(result.stdout).toMatch(/\n1 item passed, 0 failed, 1 errored in /);
     expect(result.stdout).toContain(
       "Gate: 1/2 samples passed (50.0%) < threshold 1.0, and 1 error sample → failed",
     );
@@ -378,7 +378,7 @@ describe("eb eval with a command target", () => {
     expect(result.stdout).toContain(
       '- refund-002: 0/1 - sample 0: no_amount: found "$", "refund of" in "',
     );
-    expect(result.stdout).toMatch(/\n4 passed, 1 failed, 0 errors in /);
+    expect(result.stdout).toMatch(/\n4 items passed, 1 failed, 0 errored in /);
     expect(result.stdout).toContain("Gate: 4/5 samples passed (80.0%) < threshold 1.0 → failed");
   });
 });

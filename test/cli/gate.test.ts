@@ -53,7 +53,7 @@ function lastLines(stdout: string, count: number): string[] {
   return stdout.trimEnd().split("\n").slice(-count);
 }
 
-const COUNTS = /^\d+ passed, \d+ failed, \d+ errors? in \d+\.\d+ s$/;
+const COUNTS = /^\d+ items? passed, \d+ failed, \d+ errored in \d+\.\d+ s$/;
 
 describe("eb eval: one gate with eb run", () => {
   it("fails a run with a failing sample by default (exit 1); a lower threshold passes it", async () => {
@@ -61,7 +61,7 @@ describe("eb eval: one gate with eb run", () => {
     const strict = await evalIn(root);
     expect(strict.code, strict.stderr).toBe(1);
     const [counts, gate] = lastLines(strict.stdout, 2);
-    expect(counts).toMatch(/^3 passed, 1 failed, 0 errors in \d+\.\d\d s$/);
+    expect(counts).toMatch(/^3 items passed, 1 failed, 0 errored in \d+\.\d\d s$/);
     expect(gate).toBe("Gate: 3/4 samples passed (75.0%) < threshold 1.0 → failed");
     const report = JSON.parse(readFileSync(path.join(runFolders(root)[0]!, "report.json"), "utf8"));
     expect(report).toMatchObject({ pass_threshold: 1, meets_threshold: false, run_passed: false });
@@ -85,7 +85,7 @@ describe("eb eval: one gate with eb run", () => {
     const result = await evalIn(root, ["--pass-threshold", "0"]);
     expect(result.code, result.stderr).toBe(1);
     expect(lastLines(result.stdout, 2)).toEqual([
-      expect.stringMatching(/^2 passed, 0 failed, 1 error in /),
+      expect.stringMatching(/^2 items passed, 0 failed, 1 errored in /),
       "Gate: 2/3 samples passed (66.7%) ≥ threshold 0.0, but 1 error sample → failed",
     ]);
   });
@@ -109,14 +109,14 @@ describe("eb eval: one gate with eb run", () => {
     expect(flaky.stdout).toContain(
       '- flaky0: 4/5 - sample 0: equals: expected "right", got "wrong"',
     );
-    expect(flaky.stdout).toMatch(/\n1 passed, 1 failed, 0 errors in .*\nGate: 9\/10 samples/);
+    expect(flaky.stdout).toMatch(/\n1 item passed, 1 failed, 0 errored in .*\nGate: 9\/10 samples/);
 
     const ten = casesProject(ids(10));
     const wide = await evalIn(ten);
     expect(wide.code).toBe(0);
     expect(wide.stdout).toMatch(/^pass rate 1\.000 {2}95% CI \[0\.\d{3}, 1\.000\]/m);
     expect(lastLines(wide.stdout, 2)).toEqual([
-      expect.stringMatching(/^10 passed, 0 failed, 0 errors in /),
+      expect.stringMatching(/^10 items passed, 0 failed, 0 errored in /),
       "Gate: 10/10 samples passed (100.0%) ≥ threshold 1.0, no error samples → passed",
     ]);
   });
@@ -135,7 +135,7 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
     expect(pass.stdout).toContain("PASS: the candidate is not worse");
     expect(pass.stdout.match(/^Gate: /gm)).toHaveLength(1);
     expect(lastLines(pass.stdout, 1)[0]).toBe(
-      `Gate: paired compare with the baseline ${baseline} at margin 0.25 → pass → passed`,
+      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.25 → pass → passed`,
     );
 
     const unsure = await evalIn(root, ["--baseline", baseline!]);
@@ -145,7 +145,7 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
       /to tell a drop of 0\.02 from no change, a suite like this one needs about \d[\d,]* items \(it has 20;/,
     );
     expect(lastLines(unsure.stdout, 1)[0]).toBe(
-      `Gate: paired compare with the baseline ${baseline} at margin 0.02 → inconclusive (--inconclusive pass would accept it) → failed`,
+      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.02 → inconclusive (--inconclusive pass would accept it) → failed`,
     );
     const accepted = await evalIn(root, ["--baseline", baseline!, "--inconclusive", "pass"]);
     expect(accepted.code).toBe(0);
@@ -227,7 +227,7 @@ describe("eb run: the same closing lines", () => {
     ]);
     expect(result.stdout).not.toContain("95% CI");
     expect(lines.slice(-2)).toEqual([
-      expect.stringMatching(/^2 passed, 1 failed, 0 errors in \d+\.\d\d s$/),
+      expect.stringMatching(/^2 items passed, 1 failed, 0 errored in \d+\.\d\d s$/),
       "Gate: 2/3 samples passed (66.7%) < threshold 1.0 → failed",
     ]);
   });
@@ -280,7 +280,7 @@ describe("eb run: the same closing lines", () => {
     const result = await runEb(args);
     expect(result.code).toBe(1);
     expect(lastLines(result.stdout, 2)).toEqual([
-      expect.stringMatching(/^1 passed, 0 failed, 1 error in /),
+      expect.stringMatching(/^1 item passed, 0 failed, 1 errored in /),
       "Gate: 1/2 samples passed (50.0%) ≥ threshold 0.0, but 1 error sample → failed",
     ]);
   });

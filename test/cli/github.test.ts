@@ -48,17 +48,18 @@ function actionsEnv(root: string, summary: string): NodeJS.ProcessEnv {
 }
 
 describe("eb run on GitHub Actions", () => {
-  it("annotates each failing check on its id: line and appends the summary", async () => {
+  it("annotates each failing check on the line its reason names, else its id: line, and appends the summary", async () => {
     const root = makeProject(CHECKS);
     const summary = writeFile(root, "step-summary.md", "# an earlier step\n");
     const run = await runEb(["run"], { cwd: root, env: actionsEnv(root, summary) });
     expect(run.code).toBe(1);
     const dir = path.basename(root);
     // Worst first: both scored 0 with no error sample, so by id. `:` and `%` escaped as GitHub
-    // wants them (`:` and `,` only in properties).
+    // wants them (`:` and `,` only in properties). The assertion's line (8), where the reason
+    // names it; the exit names none, so its check's id: line (4).
     expect(commands(run.stdout)).toEqual([
       `::error file=${dir}/eval_checks/api/crashes.yaml,line=4,title=eval-banana%3A crashes (failed its sample)::sample 0: exited with code 3 without printing anything`,
-      `::error file=${dir}/eval_checks/api/fails.yaml,line=4,title=eval-banana%3A fails (failed its sample)::sample 0: AssertionError: 100%25 sure: a, b (eval_checks/api/fails.yaml:8)`,
+      `::error file=${dir}/eval_checks/api/fails.yaml,line=8,title=eval-banana%3A fails (failed its sample)::sample 0: AssertionError: 100%25 sure: a, b (eval_checks/api/fails.yaml:8)`,
     ]);
     const text = readFileSync(summary, "utf8");
     expect(text.startsWith("# an earlier step\n## eval-banana: `eb run` run `")).toBe(true);
@@ -79,7 +80,22 @@ describe("eb run on GitHub Actions", () => {
     const env = { GITHUB_ACTIONS: "true" };
     const run = await runEb(["run", "--check-id", "fails"], { cwd: root, env });
     expect(commands(run.stdout)).toHaveLength(1);
-    expect(commands(run.stdout)[0]).toMatch(/^::error file=eval_checks\/api\/fails\.yaml,line=4,/);
+    expect(commands(run.stdout)[0]).toMatch(/^::error file=eval_checks\/api\/fails\.yaml,line=8,/);
+  });
+
+  it("annotates a script_path check on the failing line of its script", async () => {
+    const root = makeProject({
+      "eval_checks/api/file.yaml":
+        "schema_version: 1\nid: file\ntype: deterministic\ndescription: d\nscript_path: file.py\n",
+      "eval_checks/api/file.py": 'x = 1\n\nassert x == 2, "x is not 2"\n',
+    });
+    const run = await runEb(["run"], { cwd: root, env: { GITHUB_ACTIONS: "true" } });
+    expect(run.code).toBe(1);
+    expect(commands(run.stdout)).toEqual([
+      "::error file=eval_checks/api/file.py,line=3,title=eval-banana%3A file (failed its sample)::sample 0: AssertionError: x is not 2 (eval_checks/api/file.py:3)",
+    ]);
+    const report = JSON.parse(readFileSync(path.join(lastRunDir(root), "report.json"), "utf8"));
+    expect(report.items[0].problem_at).toEqual({ source: "eval_checks/api/file.py", line: 3 });
   });
 
   it("keeps annotations off stdout under --json, and strips colours from the summary", async () => {

@@ -67,7 +67,7 @@ for suite in root:
     need(counts["tests"] == len(cases), "tests is not the number of testcases")
     for key, tag in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
         need(counts[key] == sum(1 for c in cases if c["outcome"] == tag), key + " does not add up")
-    suites.append({"name": suite.attrib["name"], **counts, "cases": cases})
+    suites.append({"name": suite.attrib["name"], "time": suite.attrib.get("time"), **counts, "cases": cases})
 print(json.dumps(suites))
 `;
 
@@ -82,6 +82,7 @@ interface JunitCase {
 
 interface JunitSuite {
   name: string;
+  time: string | null;
   tests: number;
   failures: number;
   errors: number;
@@ -104,6 +105,11 @@ function byName(suite: JunitSuite): Record<string, JunitCase> {
 
 function lastRunDir(root: string, results = ".eval-banana/results"): string {
   return newestRun(path.join(root, results));
+}
+
+/** The run's wall time as JUnit writes it: seconds, three decimals. */
+function wallTime(runDir: string): string {
+  return (Number(reportOf(runDir).duration_ms) / 1000).toFixed(3);
 }
 
 function reportOf(runDir: string): Record<string, unknown> {
@@ -141,7 +147,9 @@ describe("eb run --junit", () => {
     expect(run.code).toBe(1);
     const suite = readJunit(path.join(root, "out/deep/junit.xml"));
     const report = reportOf(lastRunDir(root));
-    expect(suite.name).toBe(`eb run ${String(report.run_id)}`);
+    // The suite by its name, its time the run's wall time (not its checks' times added up).
+    expect(suite.name).toBe("eb run");
+    expect(suite.time).toBe(wallTime(lastRunDir(root)));
     expect(suite).toMatchObject({
       tests: report.total_checks,
       failures: report.failed_checks,
@@ -266,6 +274,10 @@ describe("eb eval --junit", () => {
     const suite = readJunit(path.join(root, "out-junit.xml"));
     const report = reportOf(lastRunDir(root, "out"));
     const items = report.items as { id: string; errors: number; problem: string | null }[];
+    expect(suite).toMatchObject({
+      name: "eb eval cases.jsonl",
+      time: wallTime(lastRunDir(root, "out")),
+    });
     expect(suite.tests).toBe(items.length);
     expect(suite.errors).toBe(items.filter((item) => item.errors > 0).length);
     expect(suite.failures).toBe(items.filter((i) => i.errors === 0 && i.problem !== null).length);
@@ -386,7 +398,8 @@ describe("eb compare --junit", () => {
     expect(compare.code).toBe(1);
     const suite = readJunit(path.join(root, "compare.xml"));
     const cases = byName(suite);
-    expect(suite.tests).toBe(6);
+    // Named by the suite, not by the runs' absolute paths; its time the candidate's wall time.
+    expect(suite).toMatchObject({ name: "eb eval cases.jsonl", time: wallTime(cand), tests: 6 });
     expect(cases.good).toMatchObject({ classname: "math", outcome: "failure" });
     expect(cases.good?.message).toMatch(/^baseline 1\.00 → candidate 0\.00; sample 0: /);
     // Fixed, or failing in both runs alike: no regression of this item.

@@ -121,9 +121,7 @@ describe("latest, latest~N", () => {
     const gated = await evalRun(root, "a.jsonl", ["--baseline", "latest"]);
     expect(gated.code, gated.stderr).toBe(1);
     expect(gated.stdout).toContain(`Compared with the baseline ${path.join(root, RESULTS, a1!)}:`);
-    expect(gated.stdout).toContain(
-      `Gate: paired compare with the baseline ${path.join(root, RESULTS, a1!)} at margin 0.02`,
-    );
+    expect(gated.stdout).toContain(`Gate: paired compare with the baseline ${a1} at margin 0.02`);
 
     // No finished run of this suite yet: the error says so, and what there is.
     writeFile(root, "c.jsonl", caseLine("c1"));

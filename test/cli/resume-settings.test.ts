@@ -349,7 +349,7 @@ describe("--resume RUN keeps the settings that decide the gate", () => {
     expect(resumed.stdout).toContain(`Compared with the baseline ${baseline}:`);
     expect(resumed.stdout).toMatch(
       new RegExp(
-        `Gate: paired compare with the baseline ${baseline} at margin 0\\.5 → .* → passed\\n$`,
+        `Gate: paired compare with the baseline ${path.basename(baseline)} at margin 0\\.5 → .* → passed\\n$`,
       ),
     );
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -96,7 +96,7 @@ describe("eb report", () => {
       "eval_checks/b.yaml": deterministicYaml("b", "raise SystemExit(1)", "tags: [slow]\n"),
     });
     const run = await runEb(["run", "--cwd", project, "--output-dir", "out", "--flat-output"]);
-    expect(run.stdout).toMatch(/\n1 passed, 1 failed, 0 errors in /);
+    expect(run.stdout).toMatch(/\n1 item passed, 1 failed, 0 errored in /);
     const stats = await reportJson(path.join(project, "out"));
     expect(stats).toMatchObject({ items: 2, samples: 2, pass_rate: 0.5 });
     expect(stats.breakdown).toMatchObject({ by: "tag" });

@@ -162,7 +162,7 @@ describe("NUL characters anywhere in a case", () => {
     });
     const reportMd = readFileSync(path.join(root, OUT, "report.md"), "utf8");
     expect(reportMd.length).toBeGreaterThan(0);
-    expect(result.stdout).toContain("0 passed, 1 failed, 0 errors in");
+    expect(result.stdout).toContain("0 items passed, 1 failed, 0 errored in");
   });
 
   it("in a command target's input and output", async () => {

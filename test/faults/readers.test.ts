@@ -215,7 +215,7 @@ describe("escape sequences from user content never reach the terminal", () => {
       expect(result.stderr).not.toMatch(RAW_CONTROL);
       expect(result.stderr).toContain("missing from the candidate: gone␛[2J");
     }
-    expect((await runEb(["compare", base, cand])).stdout).toContain("broke 1 items: a␛[2J");
+    expect((await runEb(["compare", base, cand])).stdout).toContain("broke 1 item: a␛[2J");
     const twice = rowsFile([row(`a${HOSTILE}`, 0), row(`a${HOSTILE}`, 0)]);
     const error = await runEb(["compare", twice, cand]);
     expect(error.code).toBe(2);

@@ -64,13 +64,18 @@ export function spawnEb(
  * holds only the start second, so two runs of one second sort by their random tail.
  */
 export function runFolders(results: string): string[] {
+  // A folder whose rows.jsonl is not written yet is a run starting: the newest.
   const started = (run: string) => {
-    const first = readFileSync(path.join(results, run, "rows.jsonl"), "utf8").split("\n")[0];
-    return (JSON.parse(first ?? "{}") as { manifest?: { started_at?: string } }).manifest
-      ?.started_at;
+    try {
+      const first = readFileSync(path.join(results, run, "rows.jsonl"), "utf8").split("\n")[0];
+      return (JSON.parse(first ?? "{}") as { manifest?: { started_at?: string } }).manifest
+        ?.started_at;
+    } catch {
+      return undefined;
+    }
   };
   return readdirSync(results)
-    .map((run) => [started(run) ?? "", run] as const)
+    .map((run) => [started(run) ?? "\uffff", run] as const)
     .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : 1))
     .map(([, run]) => path.join(results, run));
 }

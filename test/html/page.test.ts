@@ -129,6 +129,25 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     await shot(page, "summary", true);
   });
 
+  it("each tile counts what it says: items by outcome, samples passed; no cost for a command", async () => {
+    const page = await open(path.join(runs.base, "report.html"));
+    const report = readJson<{ items: { score: number }[] }>(path.join(runs.base, "report.json"));
+    const tiles = Object.fromEntries(
+      await page.$$eval(".stat", (nodes) =>
+        nodes.map((node) => [
+          node.querySelector(".label")?.textContent ?? "",
+          node.querySelector(".detail")?.textContent ?? "",
+        ]),
+      ),
+    );
+    const passed = report.items.filter((item) => item.score === 1).length;
+    const failed = report.items.length - passed;
+    expect(tiles.items).toBe(`${passed} passed, ${failed} failed, 0 errored`);
+    expect(tiles.samples).toMatch(/^\d+ passed, 2\.0 per item$/);
+    // A command target records no tokens: no cost applies, and none is shown.
+    expect(tiles).not.toHaveProperty("cost");
+  });
+
   it('the "failed" filter shows exactly the failing items; search narrows them', async () => {
     const page = await open(path.join(runs.base, "report.html"));
     const report = readJson<CaseReport>(path.join(runs.base, "report.json"));
@@ -252,7 +271,8 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     const page = await open(file);
     expect(await texts(page, "[data-test='verdict']")).toEqual(["INCONCLUSIVE"]);
     expect((await texts(page, "[data-test='rule']"))[0]).toMatch(
-      /^paired compare with the baseline .* at margin 0\.02 → inconclusive \(--inconclusive pass would accept it\)$/,
+      // The baseline by its run id, not by a path of the machine it ran on.
+      /^paired compare with the baseline \d{8}_\d{6}_[0-9a-f]{8} at margin 0\.02 → inconclusive \(--inconclusive pass would accept it\)$/,
     );
     expect(await texts(page, "[data-test='compare-verdict']")).toEqual(["INCONCLUSIVE"]);
     expect((await texts(page, "[data-test='delta']"))[0]).toBe(

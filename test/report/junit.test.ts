@@ -34,7 +34,9 @@ function item(overrides: Partial<JunitItem>): JunitItem {
 describe("junitXml", () => {
   it("keeps every character XML 1.0 can hold and drops the rest", () => {
     const hostile = `a<b>&"c'\u0000\u0007\uFFFE\uD800 🍌 é\tx\ny`;
-    const xml = junitXml("s", [item({ name: hostile, reason: hostile, stdout: hostile })]);
+    const xml = junitXml({ name: "s", ms: null }, [
+      item({ name: hostile, reason: hostile, stdout: hostile }),
+    ]);
     const { name, message, out } = parsed(xml);
     const kept = `a<b>&"c' 🍌 é\tx\ny`;
     expect(name).toBe(kept);
@@ -44,7 +46,9 @@ describe("junitXml", () => {
   });
 
   it("cuts a long answer and says so, and counts time in seconds", () => {
-    const xml = junitXml("s", [item({ stdout: "x".repeat(EXCERPT_CHARS + 10) })]);
+    const xml = junitXml({ name: "s", ms: null }, [
+      item({ stdout: "x".repeat(EXCERPT_CHARS + 10) }),
+    ]);
     expect(parsed(xml).out).toBe(
       `${"x".repeat(EXCERPT_CHARS)}\n[cut: ${EXCERPT_CHARS + 10} characters in all, the whole in the run folder]`,
     );
@@ -60,6 +64,7 @@ function documentOf(scores: Record<string, number>, ids: string[]): RunDocument 
     tool_version: null,
     git_commit: null,
     command: null,
+    suite: null,
     target: null,
     judge: null,
     samples_per_item: 1,
@@ -95,7 +100,7 @@ describe("compareJunit", () => {
       passed: false,
       rule: "",
     });
-    const xml = compareJunit(base, judged, "s");
+    const xml = compareJunit(base, judged);
     const cases = [...xml.matchAll(/<testcase classname="[^"]*" name="([^"]*)"[^>]*>\s*<(\w+)/g)];
     expect(cases.map((m) => [m[1], m[2]])).toEqual([
       ["ran", "failure"],

@@ -92,4 +92,35 @@ describe.skipIf(!HAS_CHROMIUM)("the leaderboard page in Chromium, from file://",
       await browser.close();
     }
   }, 60_000);
+
+  it("runs at one spot on the chart have their labels one above the other, not on each other", async () => {
+    const dir = makeProject({
+      ".eval-banana/config.toml": "[pricing.m]\ninput_per_mtok = 1\noutput_per_mtok = 4\n",
+      "a.jsonl": rows("m", 2, 1000),
+      "b.jsonl": rows("m", 2, 1000),
+      "c.jsonl": rows("m", 2, 1000),
+    });
+    const args = ["report", "a.jsonl", "b.jsonl", "c.jsonl", "--html", "board.html"];
+    const result = await runEb(args, { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const browser = await launchBrowser();
+    try {
+      const { page } = await browser.open(path.join(dir, "board.html"));
+      const boxes = (await page.evaluate(`[...document.querySelectorAll("svg text.run-label")]
+        .map((t) => { const b = t.getBBox(); return [b.x, b.y, b.x + b.width, b.y + b.height]; })`)) as [
+        number,
+        number,
+        number,
+        number,
+      ][];
+      expect(boxes).toHaveLength(3);
+      const overlap = (p: number[], q: number[]) =>
+        p[0]! < q[2]! && q[0]! < p[2]! && p[1]! < q[3]! && q[1]! < p[3]!;
+      for (const [i, box] of boxes.entries()) {
+        for (const other of boxes.slice(i + 1)) expect(overlap(box, other)).toBe(false);
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });

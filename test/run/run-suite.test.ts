@@ -118,6 +118,7 @@ function documentOf(tally: RowTally): RunDocument {
       tool_version: null,
       git_commit: null,
       command: null,
+      suite: null,
       target: null,
       judge: null,
       samples_per_item: null,

@@ -1,6 +1,7 @@
 import type { LeaderboardEntry } from "../../report/blocks.js";
 import { isIncomplete } from "../../report/coverage.js";
 import { documentShape, type RunDocument } from "../../report/document.js";
+import { countOf } from "../../report/gate.js";
 import { EXCERPT_CHARS } from "../../report/row-tally.js";
 import { cells, costUnknownText, mark } from "../leaderboard-text.js";
 import { notRunLine } from "../not-run.js";
@@ -50,7 +51,7 @@ function boardData(entries: LeaderboardEntry[]): BoardData {
 
 function titleOf(page: Page): string {
   const last = page.documents.at(-1);
-  if (page.leaderboard) return `eval-banana leaderboard: ${page.documents.length} runs`;
+  if (page.leaderboard) return `eval-banana leaderboard: ${countOf(page.documents.length, "run")}`;
   const what = last?.compare ? "compare" : last?.pairwise ? "pairwise" : "report";
   return last?.run_id ? `eval-banana ${what} · ${last.run_id}` : `eval-banana ${what}`;
 }

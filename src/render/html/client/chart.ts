@@ -1,7 +1,7 @@
 import type { CompareBlock, PairwiseBlock } from "../../../report/blocks.js";
 import type { RunDocument } from "../../../report/document.js";
 import { chartCard, marginMarks } from "./card.js";
-import { fixed, percent, signed } from "./dom.js";
+import { counted, fixed, percent, signed } from "./dom.js";
 
 /** One row per stratum (cases) or tag (checks): the pass rate with its interval as whiskers. */
 export function breakdownChart(doc: RunDocument): HTMLElement | null {
@@ -19,7 +19,7 @@ export function breakdownChart(doc: RunDocument): HTMLElement | null {
       estimate: g.pass_rate,
       low: g.ci_low,
       high: g.ci_high,
-      detail: `${g.items} item${g.items === 1 ? "" : "s"}`,
+      detail: counted(g.items, "item"),
     })),
     scale: { min: 0, max: 1 },
     format: fixed,
@@ -37,7 +37,7 @@ export function deltaChart(strata: CompareBlock["strata"], margin: number): HTML
       estimate: s.delta,
       low: s.low,
       high: s.high,
-      detail: `${s.n} items${s.verdict ? ` · ${s.verdict}` : ""}`,
+      detail: `${counted(s.n, "item")}${s.verdict ? ` · ${s.verdict}` : ""}`,
     })),
     scale: { min: -1, max: 1, marks: marginMarks(margin, "no change") },
     format: signed,
@@ -55,7 +55,7 @@ export function netWinChart(p: PairwiseBlock): HTMLElement | null {
       estimate: s.net_win_rate,
       low: s.ci_low,
       high: s.ci_high,
-      detail: `${s.items} cases · consistency ${fixed(s.consistency)}`,
+      detail: `${counted(s.items, "case")} · consistency ${fixed(s.consistency)}`,
     })),
     scale: { min: -1, max: 1, marks: marginMarks(p.margin, "no preference") },
     format: signed,

@@ -2,7 +2,7 @@ import type { CompareBlock } from "../../../report/blocks.js";
 import type { RunDocument } from "../../../report/document.js";
 import { VERDICT_TEXT } from "../../compare-text.js";
 import { heroCard, marginMarks, statsRow, verdictLine } from "./card.js";
-import { bounds, count, fixed, h, percent, signed } from "./dom.js";
+import { bounds, count, counted, fixed, h, percent, signed } from "./dom.js";
 
 /** The paired delta with its interval, the margin and the verdict, as `eb compare` gives them. */
 export function compareSummary(base: RunDocument, cand: RunDocument, c: CompareBlock): HTMLElement {
@@ -15,7 +15,10 @@ export function compareSummary(base: RunDocument, cand: RunDocument, c: CompareB
     lines: [
       verdictLine(c.verdict, "compare-verdict"),
       { class: "big", test: "delta", text: signed(c.delta) },
-      { class: "ci", text: `paired delta · ${ci} over ${count(c.paired)} items (${c.ci_method})` },
+      {
+        class: "ci",
+        text: `paired delta · ${ci} over ${counted(c.paired, "item")} (${c.ci_method})`,
+      },
     ],
     bar: {
       estimate: c.delta,

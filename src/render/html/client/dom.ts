@@ -4,6 +4,7 @@
  * every text and attribute shows its invisible controls as escapes (a bidi override in an answer
  * must not reorder what the reader sees).
  */
+import { countOf } from "../../../report/gate.js";
 import { visible } from "../visible.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -72,6 +73,11 @@ export function percent(value: number): string {
 
 export function count(value: number): string {
   return value.toLocaleString("en-US");
+}
+
+/** `1 item`, `1,200 items`: countOf with the page's numbers. */
+export function counted(value: number, noun: string, many?: string): string {
+  return countOf(value, noun, many, count);
 }
 
 /** `[low, high]`, each bound as `format` writes it. */

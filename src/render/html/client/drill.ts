@@ -1,6 +1,6 @@
 import type { DocumentItem, Outcome } from "../../../report/document.js";
 import { keyValues } from "./card.js";
-import { count, fileLink, h } from "./dom.js";
+import { count, counted, fileLink, h } from "./dom.js";
 import type { Row, Side } from "./rows.js";
 import {
   changeBadge,
@@ -113,9 +113,9 @@ function aboutPairs(item: DocumentItem, pairs: readonly PairOutcome[]): HTMLElem
 
 function samplesText(item: DocumentItem): string {
   const passed = Math.round(item.score * item.samples * 100) / 100;
-  const errors = item.errors > 0 ? `, ${item.errors} errors` : "";
+  const errors = item.errors > 0 ? `, ${counted(item.errors, "error")}` : "";
   const cached = item.cached > 0 ? `, ${item.cached} cached` : "";
-  return `${passed} of ${item.samples} passed${errors}${cached}`;
+  return `${passed} of ${counted(item.samples, "sample")} passed${errors}${cached}`;
 }
 
 function sampleView(sample: Outcome, side: Side, pairwise: boolean): HTMLElement {

@@ -1,7 +1,7 @@
 import type { LeaderboardEntry } from "../../../report/blocks.js";
 import type { RunDocument } from "../../../report/document.js";
 import type { RunData } from "../model.js";
-import { h, para } from "./dom.js";
+import { counted, h, para } from "./dom.js";
 import { VERDICT_WORDS } from "./status.js";
 
 /**
@@ -24,7 +24,7 @@ export function headline(run: RunData, baseline: RunData | null): HTMLElement {
     ),
     para(
       merged &&
-        `A merge of ${merged.shards.length} shards (${merged.shards.join(", ")}): runs ${merged.runs.join(", ")}.`,
+        `A merge of ${counted(merged.shards.length, "shard")} (${merged.shards.join(", ")}): runs ${merged.runs.join(", ")}.`,
       "note",
       "merged",
     ),
@@ -49,12 +49,12 @@ export function leaderboardHeadline(
   const others =
     ties === 0
       ? "every other run is worse beyond noise"
-      : `${ties} other run${ties === 1 ? "" : "s"} cannot be told from it`;
+      : `${counted(ties, "other run")} cannot be told from it`;
   return h(
     "section",
     { class: "card headline leaderboard", "aria-labelledby": "verdict" },
     verdictWord(`BEST: ${entries[0]?.run_id ?? "none"}`),
-    para(`${entries.length} runs ranked by pass rate; ${others}.`, "rule", "best"),
+    para(`${counted(entries.length, "run")} ranked by pass rate; ${others}.`, "rule", "best"),
     para(rule && `${rule}.`, "note", "rule"),
   );
 }

@@ -1,5 +1,5 @@
 import type { DocumentItem } from "../../../report/document.js";
-import { type Child, count, h, type Props } from "./dom.js";
+import { type Child, count, counted, h, type Props } from "./dom.js";
 import { FILTERS, type Filter, type Mode, type Row } from "./rows.js";
 import { changeBadge, itemBadges, pairBadge, pairCounts } from "./status.js";
 
@@ -109,11 +109,10 @@ export function itemsView(
       const none = h("td", { colspan: String(columns.length), class: "empty" }, "No item matches.");
       body.append(h("tr", {}, none));
     }
-    const noun = shown.length === 1 ? "item" : "items";
     status.textContent =
       shown.length === 0
         ? "no items"
-        : `${count(start + 1)}–${count(start + slice.length)} of ${count(shown.length)} ${noun}`;
+        : `${count(start + 1)}–${count(start + slice.length)} of ${counted(shown.length, "item")}`;
     prev.disabled = state.page === 0;
     next.disabled = state.page >= pages - 1;
   }

@@ -8,9 +8,9 @@ const AXIS_WORD = { cost: "cost", latency_p50_ms: "latency p50" } as const;
 export function paretoCard(board: BoardData): HTMLElement {
   const entries = board.rows.map((row) => row.entry);
   const axis = entries[0]?.pareto_axis ?? null;
-  const title = h("h2", {}, "Pass rate against price");
+  const title = h("h2", {}, `Pass rate against ${axis === "latency_p50_ms" ? "latency" : "price"}`);
   if (axis === null) {
-    const why = `No chart: the cost is unknown for ${board.costUnknown}, and some run has no latency either (every sample cached).`;
+    const why = `No chart: the cost is unknown${board.costUnknown && ` for ${board.costUnknown}`}, and some run has no latency either (every sample cached).`;
     return h("section", { class: "card" }, title, para(why));
   }
   const caption =
@@ -23,7 +23,7 @@ export function paretoCard(board: BoardData): HTMLElement {
     { class: "card" },
     title,
     para(
-      axis === "cost"
+      axis === "cost" || board.costUnknown === ""
         ? null
         : `The cost is unknown for ${board.costUnknown}: the chart plots pass rate against latency p50 instead, and the Pareto front is on pass rate and latency.`,
     ),

@@ -1,7 +1,7 @@
 import type { PairwiseBlock } from "../../../report/blocks.js";
 import { PAIR_VERDICT_TEXT } from "../../pair-verdict-text.js";
 import { heroCard, marginMarks, statsRow, verdictLine } from "./card.js";
-import { bounds, count, fixed, para, percent, signed } from "./dom.js";
+import { bounds, count, counted, fixed, para, percent, signed } from "./dom.js";
 
 /**
  * A pairwise run's counts (a tie is its own outcome, not a loss), the net win rate with its
@@ -28,7 +28,7 @@ export function pairwiseSummary(p: PairwiseBlock): HTMLElement {
     lines: [
       verdictLine(p.verdict, "pair-verdict"),
       { class: "big", test: "net-win-rate", text: signed(p.net_win_rate) },
-      { class: "ci", text: `net win rate · ${ci} over ${count(p.items)} cases` },
+      { class: "ci", text: `net win rate · ${ci} over ${counted(p.items, "case")}` },
     ],
     bar: {
       estimate: p.net_win_rate,
@@ -43,7 +43,11 @@ export function pairwiseSummary(p: PairwiseBlock): HTMLElement {
     ],
     after: [
       statsRow([
-        ["consistency", fixed(p.consistency), `${count(consistent)} of ${count(p.pairs)} pairs`],
+        [
+          "consistency",
+          fixed(p.consistency),
+          `${count(consistent)} of ${counted(p.pairs, "pair")}`,
+        ],
         ["position bias", fixed(p.position_bias), "share naming the first answer; 0.5 is none"],
       ]),
       para(p.position_note, "note", "position-note"),

@@ -41,6 +41,10 @@ export function paretoChart(entries: readonly LeaderboardEntry[], axis: ParetoAx
     Number.NEGATIVE_INFINITY,
   );
   const y = passRateScale(low, high);
+  const baselines = labelBaselines(
+    entries.map((e) => ({ x: round(x.at(e[axis] ?? 0)), y: round(y.at(e.pass_rate ?? 0)) })),
+    entries.map(labelText),
+  );
   const description =
     `Pass rate with its ${levelPercent(level)} interval against ${AXIS_NAME[axis]}, one point per run; ` +
     "diamonds joined by a dashed line are the Pareto front: runs no other run beats on both a higher pass rate and a lower " +
@@ -59,7 +63,7 @@ export function paretoChart(entries: readonly LeaderboardEntry[], axis: ParetoAx
     svg("desc", { id: "chart-desc" }, description),
     ...axes(x, y, axis),
     frontLine(entries, axis, x, y),
-    ...entries.map((entry) => point(entry, axis, x, y, level)),
+    ...entries.map((entry, i) => point(entry, axis, x, y, level, baselines[i]!)),
     legend(level),
   );
 }
@@ -151,12 +155,42 @@ function frontLine(
   return svg("polyline", { class: "front", points, fill: "none" });
 }
 
+/** A run's label beside its mark: its rank in the table. */
+function labelText(entry: LeaderboardEntry): string {
+  return `#${entry.rank}${entry.pareto_front === true ? " (front)" : ""}`;
+}
+
+/** About the width of a label's character and the height of its line, in the chart's units. */
+const LABEL = { char: 7, line: 14 };
+
+/**
+ * Each label's baseline: beside its mark, moved up a line while it would overlap one placed
+ * before it (runs of about the same price and pass rate would print their ranks over each other).
+ */
+function labelBaselines(
+  marks: readonly { x: number; y: number }[],
+  texts: readonly string[],
+): number[] {
+  const placed: { left: number; right: number; baseline: number }[] = [];
+  return marks.map(({ x, y }, i) => {
+    const left = x + 10;
+    const right = left + texts[i]!.length * LABEL.char;
+    let baseline = y - 6;
+    const overlaps = (p: (typeof placed)[number]) =>
+      p.left < right && left < p.right && Math.abs(p.baseline - baseline) < LABEL.line;
+    while (placed.some(overlaps)) baseline -= LABEL.line;
+    placed.push({ left, right, baseline });
+    return baseline;
+  });
+}
+
 function point(
   entry: LeaderboardEntry,
   axis: ParetoAxis,
   x: Scale,
   y: Scale,
   level: number,
+  labelBaseline: number,
 ): SVGElement {
   const cx = round(x.at(entry[axis] ?? 0));
   const cy = round(y.at(entry.pass_rate ?? 0));
@@ -182,7 +216,7 @@ function point(
     line("interval", cx - 4, low, cx + 4, low),
     line("interval", cx - 4, high, cx + 4, high),
     shape,
-    text("run-label", cx + 10, cy - 6, "start", `#${entry.rank}${front ? " (front)" : ""}`),
+    text("run-label", cx + 10, labelBaseline, "start", labelText(entry)),
   );
 }
 

@@ -1,7 +1,8 @@
 import type { RunDocument } from "../../../report/document.js";
 import type { RunData } from "../model.js";
 import { heroCard, keyValues, type Stat, statsRow } from "./card.js";
-import { bounds, count, fixed, h, para, percent } from "./dom.js";
+import { bounds, count, counted, fixed, h, para, percent } from "./dom.js";
+import { type ItemOutcome, outcomeOf } from "./status.js";
 
 /** Pass rate with its interval drawn, the counts that qualify it, cost and latency. */
 export function summaryView(run: RunData, heading: string): HTMLElement {
@@ -44,21 +45,24 @@ function kLine(doc: RunDocument): string | null {
 function stats(doc: RunDocument): Stat[] {
   const s = doc.stats;
   const { latency } = doc.summary;
-  const cost = doc.run.cost;
   const perItem = s.items > 0 ? fixed(s.samples / s.items, 1) : "0";
+  const outcomes = doc.items.map(outcomeOf);
+  const items = (outcome: ItemOutcome) => count(outcomes.filter((o) => o === outcome).length);
   return [
-    ["items", count(s.items), `${count(s.passed)} samples passed`],
-    ["samples", count(s.samples), `${perItem} per item`],
+    [
+      "items",
+      count(s.items),
+      `${items("passed")} passed, ${items("failed")} failed, ${items("error")} errored`,
+    ],
+    ["samples", count(s.samples), `${count(s.passed)} passed, ${perItem} per item`],
     ["flaky", count(s.flaky), "between 0 and 1"],
     ["errors", count(s.errors), "samples, scored 0"],
     [
       "cached",
       s.samples > 0 ? percent(s.cached / s.samples) : "n/a",
-      `${count(s.cached)} of ${count(s.samples)} samples`,
+      `${count(s.cached)} of ${counted(s.samples, "sample")}`,
     ],
-    cost === null
-      ? ["cost", "n/a", "no price in [pricing]"]
-      : ["cost", `$${cost.toFixed(4)}`, "target + judge"],
+    ...costStat(doc),
     latency
       ? [
           "latency p50",
@@ -67,6 +71,18 @@ function stats(doc: RunDocument): Stat[] {
         ]
       : ["latency p50", "n/a", "no uncached samples"],
   ];
+}
+
+/**
+ * The cost, where one can apply: a run that recorded no tokens (deterministic checks, a command
+ * target) has none to show, not "n/a".
+ */
+function costStat(doc: RunDocument): Stat[] {
+  const { target, judge } = doc.summary.tokens;
+  if (target.length === 0 && judge === null) return [];
+  const cost = doc.run.cost;
+  if (cost === null) return [["cost", "n/a", "no price in [pricing]"]];
+  return [["cost", `$${cost.toFixed(4)}`, "target + judge"]];
 }
 
 /** Where the run came from: its id, tool version, commit, target, times and command. */
@@ -89,7 +105,7 @@ export function provenanceView(run: RunData, title: string): HTMLElement {
       ["started", doc.started_at],
       ["ended", doc.completed_at ?? (doc.started_at ? "never (the run did not finish)" : null)],
       ["duration", seconds],
-      ["resumed", info.resumes > 0 ? `${info.resumes} times` : null],
+      ["resumed", info.resumes > 0 ? counted(info.resumes, "time") : null],
       ["shards", info.merged ? info.merged.shards.join(", ") : null],
       ["command", info.command, true],
       ["location", doc.output_dir],
