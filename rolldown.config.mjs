@@ -6,9 +6,9 @@ import { defineConfig } from "rolldown";
 
 const OUT_DIR = "dist/bin";
 const NO_H2 = "\0undici-client-h2";
-/** The modules src/cli/main.ts imports statically (keep in step with it). */
+/** The modules src/cli/main.ts and program.ts import statically (keep in step with them). */
 const ENTRY_IMPORTS =
-  /dist[\\/](cli[\\/]options|cli[\\/]output|errors|run[\\/]provenance|schemas[\\/]names)\.js$/;
+  /dist[\\/](cli[\\/]options|cli[\\/]output|cli[\\/]program|errors|run[\\/]provenance|schemas[\\/]names)\.js$/;
 
 export default defineConfig([
   {

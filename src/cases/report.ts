@@ -77,6 +77,7 @@ export type CaseReportMeta = Pick<
   | "concurrency"
   | "budget"
   | "budget_exceeded"
+  | "judge_cache"
   | "pass_threshold"
 > & { provenance: RunProvenance };
 
@@ -117,6 +118,7 @@ export function buildCaseReport(
       interrupted: meta.interrupted,
       budget: meta.budget,
       budgetExhausted: meta.budget_exceeded,
+      judgeCache: meta.judge_cache,
     },
     {
       ...options,

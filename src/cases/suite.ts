@@ -16,6 +16,7 @@ import { scrubStrings } from "../secrets/scrub-strings.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import { type BatchAnswers, batchedJudge, batchedTarget, batchPrepass, sampleId } from "./batch.js";
 import { Estimator } from "./estimate.js";
+import { countingJudge, type JudgeCacheCount } from "./judge-cache.js";
 import type { RunCasesOptions } from "./options.js";
 import { caseSettings, concurrencyOf, type Plan } from "./plan.js";
 import { costOf } from "./price.js";
@@ -49,7 +50,10 @@ export function caseSuite(
   const batch = batchRound(plan, cases, signal);
   const batched = plan.batch !== null;
   const target = batched ? batchedTarget(plan.target, batch.answers) : plan.target;
-  const judge = batched && plan.judge ? batchedJudge(plan.judge, batch.answers) : plan.judge;
+  const judging = countingJudge(
+    batched && plan.judge ? batchedJudge(plan.judge, batch.answers) : plan.judge,
+  );
+  const { judge } = judging;
   const { judgeSamples, processes } = plan;
   const sampleOptions = { target, judge, judgeSamples, model, signal, scrub, processes };
   let estimator: Estimator | null = null;
@@ -93,7 +97,7 @@ export function caseSuite(
         plan.budget?.release(cost);
       }
     },
-    finish: (context) => finish(shard, tally, context),
+    finish: (context) => finish(shard, tally, context, judging.count),
     close: async () => {},
   };
 }
@@ -122,6 +126,7 @@ async function finish(
   plan: Plan,
   tally: CaseTally,
   context: FinishContext,
+  judgeCache: JudgeCacheCount | null,
 ): Promise<Finished<"cases", CaseReport>> {
   const warnings = await plan.cache.flush();
   const finished = finishedCases({ rows: context.tally, cases: plan.cases, tally }, context, {
@@ -133,6 +138,7 @@ async function finish(
     concurrency: concurrencyOf(plan),
     budget: plan.budget && { max_cost: plan.budget.maxCost, spent: plan.budget.spentSoFar },
     budgetExceeded: plan.budget?.exceeded ?? false,
+    judgeCache,
     formats: plan.config.reportFormats,
     scrub: plan.scrubber.scrub,
   });
@@ -151,6 +157,8 @@ export interface CaseRunMeta {
   /** `--max-cost` and the spend; null without a cap. */
   budget: { max_cost: number; spent: number } | null;
   budgetExceeded: boolean;
+  /** The judge verdicts the run asked for and those the cache answered; absent: not counted. */
+  judgeCache?: JudgeCacheCount | null;
   /** The formats of `[report] formats`, and the scrub of the run's secrets. */
   formats: readonly RunFormat[];
   scrub: (text: string) => string;
@@ -177,6 +185,7 @@ export function finishedCases(
       concurrency: meta.concurrency,
       budget: meta.budget,
       budget_exceeded: meta.budgetExceeded,
+      judge_cache: meta.judgeCache ?? null,
       pass_threshold: meta.passThreshold,
       provenance: context.provenance,
     },

@@ -5,6 +5,7 @@ import {
   buildDocument,
   documentShape,
   type ItemText,
+  type RunDocument,
   type RunProvenance,
 } from "../report/document.js";
 import { applyGate, gateOf } from "../report/gate.js";
@@ -110,6 +111,9 @@ export interface ReportTiming {
   /** The line of each check's id in its YAML, when known. */
   lines?: ReadonlyMap<string, number>;
   samples: number;
+  budget: RunDocument["budget"];
+  /** `--max-cost` left judge runs unrun. */
+  budgetExhausted: boolean;
 }
 
 /** report.json of `eb run`: the seed's fields, and beside them the run document's. */
@@ -143,8 +147,8 @@ export function buildCheckReport(
       planned: timing.planned,
       passThreshold: timing.passThreshold,
       interrupted: timing.interrupted,
-      budget: null,
-      budgetExhausted: false,
+      budget: timing.budget,
+      budgetExhausted: timing.budgetExhausted,
     },
     {
       ...options,

@@ -8,6 +8,7 @@ import { checkSuiteName } from "../run/suite-name.js";
 import { syntaxErrors } from "./compile.js";
 import { checkDefinitionSha256 } from "./digest.js";
 import type { PreparedCheck } from "./executors/types.js";
+import { judgeBudgetOf } from "./judge-price.js";
 import { preflight, type Selection } from "./preflight.js";
 import type { CheckReport } from "./report.js";
 import { readScriptSnapshot } from "./script.js";
@@ -45,6 +46,8 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
   const checks =
     resumed === null ? preflighted.checks : resumedChecks(preflighted.checks, options, resumed);
   const { python } = preflighted;
+  // Before the run folder: a cap that cannot price a judge stops the run with nothing run.
+  const budget = judgeBudgetOf(checks, config);
   const prepared = prepareChecks(checks, python, { cwd: config.projectRoot, env }, warn);
   const scrubber = checkScrubber(config, checks, env);
   const suite = checkSuite(config, prepared, {
@@ -55,6 +58,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
     env,
     warn: (message) => warn(scrubber.scrub(message)),
     scrubber,
+    budget,
   });
   return { config, ...(await runSuite(suite, { ...options, config })) };
 }
@@ -63,7 +67,7 @@ export async function runChecks(options: RunChecksOptions = {}): Promise<CheckRu
  * `--resume` without a selection finishes the checks the run set out with (its manifest's
  * definitions); a check added since is not one of them, one changed or gone is refused later.
  */
-function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest): Check[] {
+export function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest): Check[] {
   const selects = [selection.checkDir, selection.checkIds, selection.tags].some(
     (given) => given !== undefined && given.length > 0,
   );
@@ -71,7 +75,7 @@ function resumedChecks(checks: Check[], selection: Selection, run: CheckManifest
 }
 
 /** The run's samples, unless the command line gives them (then a difference is refused). */
-function resumedSamples(
+export function resumedSamples(
   config: Config,
   options: RunChecksOptions,
   run: CheckManifest | null,

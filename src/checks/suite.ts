@@ -15,10 +15,12 @@ import type { FinishContext, Finished, Suite } from "../run/suite.js";
 import { scrubStrings } from "../secrets/scrub-strings.js";
 import type { Scrubber } from "../secrets/scrubber.js";
 import type { ExecContext, PreparedCheck } from "./executors/types.js";
+import type { JudgeBudget } from "./judge-price.js";
 import { buildCheckReport, type CheckReport, type CheckResult, mergeSamples } from "./report.js";
 import { rowOf, runCheckSample } from "./result.js";
 import { safeStem, sampleStem } from "./stem.js";
 import { readSampleResult } from "./stored-result.js";
+import type { Check } from "./types.js";
 
 export interface CheckItem {
   id: string;
@@ -37,6 +39,8 @@ export interface CheckSuiteOptions {
   env: NodeJS.ProcessEnv;
   warn: (message: string) => void;
   scrubber: Scrubber;
+  /** `--max-cost`: the judge runs' budget and each check's price; null without a cap. */
+  budget: { budget: JudgeBudget; priceOf: (check: Check) => number } | null;
 }
 
 /**
@@ -49,7 +53,8 @@ export function checkSuite(
   prepared: readonly PreparedCheck[],
   options: CheckSuiteOptions,
 ): Suite<"checks", CheckItem, CheckReport> {
-  const { samples } = options;
+  const { samples, budget } = options;
+  const priceOf = (item: CheckItem) => budget?.priceOf(item.prepared.check) ?? 0;
   const all: CheckItem[] = prepared.map((p) => ({ id: p.check.id, prepared: p, results: [] }));
   const { items, fields } = takeShard(all, config.shard);
   const byId = new Map(items.map((item) => [item.id, item]));
@@ -88,8 +93,12 @@ export function checkSuite(
         );
       }
       item.results[sample] = result;
+      budget?.budget.restore(priceOf(item));
     },
     runSample: async (item, sample, { runDir, signal, index }) => {
+      // Over the budget, a judge run does not start: --resume with a higher one runs it.
+      const price = priceOf(item);
+      if (budget && !budget.budget.book(price)) return null;
       const stem = sampleStem(safeStem(item.id), sample, samples);
       const context: ExecContext = {
         config,
@@ -103,14 +112,17 @@ export function checkSuite(
         scrubber: options.scrubber,
       };
       const result = await runCheckSample(item.prepared, context);
-      if (!result) return null;
+      if (!result) {
+        budget?.budget.unbook(price);
+        return null;
+      }
       writeJson(path.join(context.checksDir, `${stem}.json`), result, options.scrubber);
       item.results[sample] = result;
       return rowOf(result, sample);
     },
     output: (row) => sampleOutput(byId.get(row.id)?.results[row.sample ?? 0], row, samples),
     finish: async (context) =>
-      finish(config, items, { samples, scrubber: options.scrubber }, context),
+      finish(config, items, { samples, scrubber: options.scrubber, budget }, context),
     close: async () => {
       if (scratchRoot !== null) await rm(scratchRoot, { recursive: true, force: true });
     },
@@ -120,7 +132,7 @@ export function checkSuite(
 function finish(
   config: Config,
   items: readonly CheckItem[],
-  { samples, scrubber }: { samples: number; scrubber: Scrubber },
+  { samples, scrubber, budget }: Pick<CheckSuiteOptions, "samples" | "scrubber" | "budget">,
   context: FinishContext,
 ): Finished<"checks", CheckReport> {
   const results: CheckResult[] = [];
@@ -151,6 +163,8 @@ function finish(
     ),
     formats: config.reportFormats,
     scrub: scrubber.scrub,
+    budget: budget && { max_cost: budget.budget.maxCost, spent: budget.budget.spent },
+    budgetExhausted: budget?.budget.exceeded ?? false,
   });
 }
 
@@ -194,6 +208,9 @@ export interface CheckRunMeta {
   /** The formats of `[report] formats`, and the scrub of the run's secrets. */
   formats: readonly RunFormat[];
   scrub: (text: string) => string;
+  /** `--max-cost` and the judge runs' spend; absent or null without a cap. */
+  budget?: { max_cost: number; spent: number } | null;
+  budgetExhausted?: boolean;
 }
 
 /**
@@ -223,6 +240,8 @@ export function finishedChecks(
       planned: meta.planned,
       lines: meta.lines,
       samples: meta.samples,
+      budget: meta.budget ?? null,
+      budgetExhausted: meta.budgetExhausted ?? false,
     },
     { pricing: meta.pricing },
   );
@@ -233,7 +252,8 @@ export function finishedChecks(
     document,
     files,
     passed: report.run_passed,
-    closing: {},
+    // Only with a cap, as eb eval's: eb report reads the verdict of the run back from it.
+    closing: report.budget === null ? {} : { budget_exceeded: meta.budgetExhausted ?? false },
     warnings: problems,
   };
 }

@@ -26,8 +26,6 @@ export interface EvalFlags extends Record<string, unknown> {
   maxTokens?: string;
   /** undefined: the default for the target kind; true: --cache; false: --no-cache. */
   cache?: boolean;
-  out?: string;
-  outputDir?: string;
   flatOutput?: boolean;
   resume?: string;
   verbose?: boolean;
@@ -190,17 +188,9 @@ function pinBaseline(argv: readonly string[], location: string): string[] {
   });
 }
 
-/** The config search and setting flags of a command that writes a run folder (--out, --output-dir). */
+/** The config search and setting flags of a command that writes a run folder. */
 export function configOptions(flags: EvalFlags): LoadConfigOptions {
-  if (flags.out !== undefined && flags.outputDir !== undefined && flags.out !== flags.outputDir) {
-    throw new InputError("--out is another name for --output-dir: pass one of them");
-  }
-  const outputDir = flags.out ?? flags.outputDir;
-  return {
-    cwd: flags.cwd,
-    noProjectConfig: !flags.projectConfig,
-    flags: settingFlags({ ...flags, outputDir }),
-  };
+  return { cwd: flags.cwd, noProjectConfig: !flags.projectConfig, flags: settingFlags(flags) };
 }
 
 function integer(flag: string, raw: string | undefined): number | undefined {

@@ -56,8 +56,9 @@ export async function initCommand(flags: { force?: boolean; cwd: string }): Prom
   lines.push(
     "",
     "Next:",
-    "  npx eb list        the checks eb finds (every *.yaml in an eval_checks/ folder)",
-    "  npx eb run         run them; the report is in .eval-banana/results/<run>/report.md",
+    "  npx eb list            the checks eb finds (every *.yaml in an eval_checks/ folder)",
+    "  npx eb run --dry-run   what eb run would run, and its judges' cost (see [pricing])",
+    "  npx eb run             run them; the report is in .eval-banana/results/<run>/report.md",
     "  harness_judge checks need an agent: set [harness] agent in the config (see its comments)",
   );
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -2,11 +2,11 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { mergeRuns, runText } from "../index.js";
 import { terminalSafeStrings } from "../report/terminal.js";
+import { settingFlags } from "./options.js";
 import { printWarning } from "./output.js";
 
-export interface MergeFlags {
+export interface MergeFlags extends Record<string, unknown> {
   cwd: string;
-  out?: string;
   flatOutput?: boolean;
   requireAll?: boolean;
   json?: boolean;
@@ -17,7 +17,8 @@ export async function mergeCommand(runs: string[], flags: MergeFlags): Promise<n
   const merged = await mergeRuns({
     runs,
     cwd: flags.cwd,
-    out: flags.out,
+    // --output-dir (or --out), as eb run and eb eval read it: relative to the project root.
+    flags: settingFlags(flags),
     flatOutput: flags.flatOutput,
     requireAll: flags.requireAll,
     argv: process.argv.slice(2),

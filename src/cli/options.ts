@@ -21,9 +21,14 @@ export function addSettingOptions(command: Command, ids: readonly SettingId[]): 
     if (!ids.includes(settingId(setting))) continue;
     const value = placeholderOf(setting);
     command.addOption(new Option(`${flagName(setting)} <${value}>`, optionHelp(setting)));
+    if (settingId(setting) === "core.output_dir") command.option(`${OUT} <${value}>`, OUT_HELP);
   }
   return command;
 }
+
+/** The short name of `--output-dir`, on every command that writes a run. */
+export const OUT = "--out";
+export const OUT_HELP = "same as --output-dir";
 
 function placeholderOf(setting: Setting): string {
   if (setting.placeholder !== undefined) return setting.placeholder;
@@ -38,14 +43,20 @@ function optionHelp(setting: Setting): string {
   return `${setting.help}${fallback}${env === undefined ? "" : ` [env: ${env}]`}`;
 }
 
-/** The flags the user gave, keyed like the settings table, for loadConfig. */
+/** The flags the user gave, keyed like the settings table, for loadConfig (`--out` included). */
 export function settingFlags(options: Record<string, unknown>): SettingValues {
   const values: SettingValues = {};
   for (const setting of SETTINGS) {
     const value = options[attributeName(flagName(setting))];
     if (typeof value === "string") values[settingId(setting)] = value;
   }
-  return values;
+  const out = options[attributeName(OUT)];
+  if (typeof out !== "string") return values;
+  const outputDir = values["core.output_dir"];
+  if (outputDir !== undefined && outputDir !== out) {
+    throw new InputError("--out is another name for --output-dir: pass one of them");
+  }
+  return { ...values, "core.output_dir": out };
 }
 
 export const HARNESS_SETTINGS = [
@@ -58,6 +69,7 @@ export const HARNESS_SETTINGS = [
 export const RUN_SETTINGS = [
   "core.output_dir",
   "core.pass_threshold",
+  "core.max_cost",
   "core.max_parallel_checks",
   "core.check_timeout_seconds",
   "core.samples",

@@ -25,8 +25,6 @@ export interface PairwiseFlags extends Partial<GateFlags>, Record<string, unknow
   json?: boolean;
   /** undefined or true: read and write the cache; false: --no-cache. */
   cache?: boolean;
-  out?: string;
-  outputDir?: string;
   flatOutput?: boolean;
   resume?: string;
 }

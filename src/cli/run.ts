@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
-import { EXIT } from "../errors.js";
+import type { Config } from "../config/load.js";
+import { EXIT, InputError } from "../errors.js";
 import type { CheckRow, RunProgress } from "../index.js";
 import {
   gateLine,
@@ -11,7 +12,7 @@ import {
   runJunit,
   runText,
 } from "../index.js";
-import { terminalSafeStrings } from "../report/terminal.js";
+import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
@@ -32,6 +33,7 @@ export interface RunFlags extends Record<string, unknown>, ResultOutFlags {
   resume?: string;
   junit?: string;
   verbose?: boolean;
+  dryRun?: boolean;
 }
 
 export function configOptions(flags: RunFlags): LoadConfigOptions {
@@ -43,9 +45,17 @@ export function configOptions(flags: RunFlags): LoadConfigOptions {
   };
 }
 
-export function runCommand(given: RunFlags): Promise<number> {
+export async function runCommand(given: RunFlags): Promise<number> {
   const flags = withRunGate(given, ["passThreshold"]);
+  if (flags.dryRun) refuseWithDryRun(flags);
   return withResultFile(flags, (seen) => runAndPrint(flags, seen));
+}
+
+/** A dry run runs nothing: there is no result to write. */
+function refuseWithDryRun(flags: RunFlags): void {
+  if (flags.resultOut !== undefined) {
+    throw new InputError("--dry-run runs nothing, so it writes no result file: drop --result-out");
+  }
 }
 
 async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
@@ -55,6 +65,7 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
   seen.config = config;
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
+  if (flags.dryRun) return dryRun(flags, { ...options, config });
   const interrupt = abortOnSignals();
   const progress = process.stderr.isTTY ? liveProgress : debugProgress(debug);
   try {
@@ -99,6 +110,24 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
   } finally {
     interrupt.dispose();
   }
+}
+
+/** `--dry-run`: the checks, samples and judge runs of the run, and their cost; runs nothing. */
+async function dryRun(flags: RunFlags, options: LoadConfigOptions & { config: Config }) {
+  const { dryRunChecks, checkDryRunText } = await import("../checks/dry-run.js");
+  const { plan, warnings } = await dryRunChecks(
+    {
+      ...options,
+      checkDir: flags.checkDir,
+      checkIds: flags.checkId,
+      tags: flags.tag,
+      resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
+    },
+    process.env,
+  );
+  for (const warning of warnings) printWarning(warning);
+  process.stdout.write(terminalSafe(checkDryRunText(plan)));
+  return EXIT.passed;
 }
 
 function liveProgress(row: CheckRow, progress: Readonly<RunProgress>): void {

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
-import { didYouMean, InputError } from "../errors.js";
+import { didYouMean, InputError, throwProblems } from "../errors.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
@@ -10,6 +10,7 @@ import {
   fileSchema,
   LEGACY_KEYS,
   type Pricing,
+  type RunPrices,
 } from "./schema.js";
 import {
   envName,
@@ -98,6 +99,10 @@ export interface Config {
   reportFormats: ReportFormat[];
   /** `[pricing."MODEL"]`: dollars per million input and output tokens. */
   pricing: Pricing;
+  /** `[pricing."MODEL"] per_run`: estimated dollars of one harness-judge run. */
+  runPrices: RunPrices;
+  /** `[core] max_cost` (`--max-cost` of eb run): dollars; null: no cap. */
+  maxCost: number | null;
   /** Things worth telling the user that do not stop the run (legacy keys). */
   warnings: string[];
 }
@@ -170,9 +175,25 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       passThreshold: get("eval.pass_threshold"),
     },
     reportFormats: reportFormatsOf(get("report.formats")),
-    pricing: file.data.pricing ?? {},
+    ...pricesOf(file.data.pricing ?? {}),
+    maxCost: get("core.max_cost") ?? null,
     warnings: file.warnings,
   };
+}
+
+/** The file's `[pricing]` split by what each price is of: tokens, or a judge agent's run. */
+function pricesOf(
+  entries: NonNullable<ConfigFile["pricing"]>,
+): Pick<Config, "pricing" | "runPrices"> {
+  const pricing: Record<string, { input_per_mtok: number; output_per_mtok: number }> = {};
+  const runPrices: Record<string, number> = {};
+  for (const [model, { input_per_mtok, output_per_mtok, per_run }] of Object.entries(entries)) {
+    if (input_per_mtok !== undefined && output_per_mtok !== undefined) {
+      pricing[model] = { input_per_mtok, output_per_mtok };
+    }
+    if (per_run !== undefined) runPrices[model] = per_run;
+  }
+  return { pricing, runPrices };
 }
 
 /** The value passed its setting's schema, so it parses. */
@@ -271,7 +292,20 @@ function fileValues(data: ConfigFile): SettingValues {
   return values;
 }
 
+/**
+ * Variables eb no longer reads, and what replaced them: one left set would be ignored in
+ * silence, and a gate judged at another threshold than the one asked for.
+ */
+const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  EVAL_BANANA_EVAL_PASS_THRESHOLD:
+    "EVAL_BANANA_EVAL_PASS_THRESHOLD is no longer read: --pass-threshold is one setting in " +
+    "every command, EVAL_BANANA_PASS_THRESHOLD (eb run and eb eval alike); a threshold for " +
+    "cases alone goes in [eval] pass_threshold of the config",
+};
+
 function envValues(env: NodeJS.ProcessEnv): SettingValues {
+  const retired = Object.keys(RETIRED_VARIABLES).filter((name) => (env[name] ?? "") !== "");
+  throwProblems(retired.map((name) => RETIRED_VARIABLES[name]!));
   const values: SettingValues = {};
   for (const setting of SETTINGS) {
     const name = envName(setting);

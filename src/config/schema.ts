@@ -14,9 +14,33 @@ function sectionShape(section: Section): Record<string, z.ZodOptional<z.ZodType>
 }
 
 const price = z.number("must be a number").min(0, "must be 0 or more");
-const priceSchema = z.strictObject({ input_per_mtok: price, output_per_mtok: price });
-/** `[pricing."MODEL"]`: US dollars per million tokens, for the cost lines of reports. */
-export type Pricing = Readonly<Record<string, z.output<typeof priceSchema>>>;
+/**
+ * `[pricing."MODEL"]`: US dollars per million tokens of a model eb calls (both keys), and
+ * `per_run`: an estimate of one harness-judge run with this model, as agent CLIs report no usage.
+ */
+const priceSchema = z
+  .strictObject({
+    input_per_mtok: price.optional(),
+    output_per_mtok: price.optional(),
+    per_run: price.optional().meta({
+      description: "Estimated US dollars of one harness-judge agent run with this model.",
+    }),
+  })
+  .superRefine((entry, context) => {
+    const tokens = [entry.input_per_mtok, entry.output_per_mtok].filter((x) => x !== undefined);
+    if (tokens.length === 1 || (tokens.length === 0 && entry.per_run === undefined)) {
+      context.addIssue({
+        code: "custom",
+        message:
+          "give both input_per_mtok and output_per_mtok (dollars per million tokens), per_run " +
+          "(dollars of one harness-judge run), or both",
+      });
+    }
+  });
+/** Token prices: US dollars per million tokens, for cost lines and eb eval's --max-cost. */
+export type Pricing = Readonly<Record<string, { input_per_mtok: number; output_per_mtok: number }>>;
+/** `per_run` prices: estimated dollars of one harness-judge run, by model. */
+export type RunPrices = Readonly<Record<string, number>>;
 
 /** `[eval]`: settings of `eb eval` (the API key is never read from a file: see EVAL_BANANA_API_KEY). */
 export const evalSectionSchema = z.strictObject(sectionShape("eval"));

@@ -27,6 +27,8 @@ export interface Setting {
   flag?: string;
   /** The flag's value in --help, where the kind's (TEXT, INT, NUM) says too little. */
   placeholder?: string;
+  /** False: `eb init` leaves it out of a new config (a key kept only so old files load). */
+  template?: false;
   /** One wording for the flag's help and the `eb init` comment: lower case, no final period. */
   help: string;
 }
@@ -58,6 +60,37 @@ const reportFormats = text.refine(
   "must list md, html or none, comma-separated",
 );
 
+/*
+ * A setting of both [core] (eb run) and [eval] (eb eval, eb pairwise) is one flag, one variable
+ * and one meaning in every command; the file's section says which runs a value is for.
+ */
+const OF_EVERY_RUN = {
+  pass_threshold: {
+    env: "PASS_THRESHOLD",
+    kind: "number",
+    schema: fraction,
+    default: 1,
+    help: "minimum share of the run's samples that must pass (0.0-1.0); any error sample fails the run",
+  },
+  max_cost: {
+    env: "MAX_COST",
+    kind: "number",
+    schema: z.number().positive("must be greater than 0"),
+    example: 5,
+    help:
+      "budget of one run in US dollars, priced by [pricing]: no new model call or judge-agent " +
+      "run starts once the spend plus the estimates of those in flight would pass it (the run " +
+      "ends budget_exceeded)",
+  },
+} as const;
+
+function ofEveryRun<S extends "core" | "eval", K extends keyof typeof OF_EVERY_RUN>(
+  section: S,
+  key: K,
+) {
+  return { section, key, ...OF_EVERY_RUN[key] };
+}
+
 export const SETTINGS = [
   {
     section: "core",
@@ -66,17 +99,10 @@ export const SETTINGS = [
     kind: "string",
     schema: text,
     default: ".eval-banana/results",
+    placeholder: "DIR",
     help: "where run folders go (relative to the project root, the folder holding .eval-banana/)",
   },
-  {
-    section: "core",
-    key: "pass_threshold",
-    env: "PASS_THRESHOLD",
-    kind: "number",
-    schema: fraction,
-    default: 1,
-    help: "minimum share of check samples that must pass (0.0-1.0); any error sample fails the run",
-  },
+  ofEveryRun("core", "pass_threshold"),
   {
     section: "core",
     key: "max_parallel_checks",
@@ -123,6 +149,7 @@ export const SETTINGS = [
     placeholder: "I/N",
     help: "run only shard I of N (items dealt by a stable hash of their id); eb merge joins the shards' run folders",
   },
+  ofEveryRun("core", "max_cost"),
   {
     section: "core",
     key: "llm_max_input_chars",
@@ -130,6 +157,7 @@ export const SETTINGS = [
     kind: "integer",
     schema: count,
     default: 0,
+    template: false,
     help: "kept for compatibility with the Python original; has no effect",
   },
   {
@@ -189,7 +217,7 @@ export const SETTINGS = [
     kind: "string",
     schema: text,
     example: "gpt-4.1-mini",
-    help: 'judge model for "judge" graders, asked through the same endpoint',
+    help: 'judge model, asked through the same endpoint: by "judge" graders (eb eval), of every pair (eb pairwise)',
   },
   {
     section: "eval",
@@ -210,9 +238,7 @@ export const SETTINGS = [
     kind: "number",
     schema: z.number().min(0, "must be at least 0").max(2, "must be at most 2"),
     default: 0,
-    help:
-      "sampling temperature of the judge's calls; at 0, --judge-samples measures only the " +
-      "provider's nondeterminism",
+    help: "sampling temperature of the judge's calls (part of their cache key)",
   },
   {
     section: "eval",
@@ -222,9 +248,8 @@ export const SETTINGS = [
     schema: positiveInt,
     example: 8,
     help:
-      "pins the calls in flight to each model (and the cases run at once); unset, it adapts to " +
-      "the endpoint's rate limit, from 8 up to max_workers; a --target command runs 8 at once " +
-      "unless set",
+      "pins the calls in flight to each model; unset, it adapts to the endpoint's rate limit, " +
+      "from 8 up to max_workers",
   },
   {
     section: "eval",
@@ -233,19 +258,9 @@ export const SETTINGS = [
     kind: "integer",
     schema: positiveInt,
     default: 64,
-    help: "most calls in flight to one model while the concurrency adapts (cases run at once, too)",
+    help: "most calls in flight to one model while the concurrency adapts",
   },
-  {
-    section: "eval",
-    key: "max_cost",
-    env: "MAX_COST",
-    kind: "number",
-    schema: z.number().positive("must be greater than 0"),
-    example: 5,
-    help:
-      "budget of one run in US dollars, priced by [pricing]: no new call starts once the spend " +
-      "plus the estimates of the calls in flight would pass it (the run ends budget_exceeded)",
-  },
+  ofEveryRun("eval", "max_cost"),
   {
     section: "eval",
     key: "timeout_seconds",
@@ -253,7 +268,7 @@ export const SETTINGS = [
     kind: "number",
     schema: positiveSeconds,
     default: 120,
-    help: "limit of one call (or one run of a --target command), in seconds, per attempt",
+    help: "limit of one call to the endpoint, in seconds, per attempt",
   },
   {
     section: "eval",
@@ -291,15 +306,7 @@ export const SETTINGS = [
     default: ".eval-banana/cache",
     help: "where answers are cached (relative to the project root); --no-cache skips it",
   },
-  {
-    section: "eval",
-    key: "pass_threshold",
-    env: "EVAL_PASS_THRESHOLD",
-    kind: "number",
-    schema: fraction,
-    default: 1,
-    help: "minimum share of case samples that must pass (0.0-1.0); any error sample fails the run",
-  },
+  ofEveryRun("eval", "pass_threshold"),
   {
     section: "report",
     key: "formats",

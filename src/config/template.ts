@@ -43,10 +43,21 @@ ${sectionLines("eval")}
 
 [report]
 ${sectionLines("report")}
+
+# Prices, in US dollars, for the cost lines of reports, --dry-run's estimates and --max-cost.
+# A model eb eval calls: input_per_mtok and output_per_mtok, per million tokens. A harness_judge
+# check's model: per_run, your estimate of one agent run (agent CLIs report no usage to eb, so
+# eb run --max-cost cannot cap a judge without it).
+# [pricing."gpt-4.1-mini"]
+# input_per_mtok = 0.40
+# output_per_mtok = 1.60
+# [pricing."gpt-5.6-sol"]
+# per_run = 0.25
 `;
 
 function sectionLines(section: Section): string {
-  const settings: readonly Setting[] = SETTINGS.filter((s) => s.section === section);
+  const all: readonly Setting[] = SETTINGS;
+  const settings = all.filter((s) => s.section === section && s.template !== false);
   return settings
     .flatMap((setting) => [...comment(sentence(setting.help)), valueLine(setting)])
     .join("\n");

@@ -48,6 +48,7 @@ export function pairwiseDocument(
     interrupted: report.interrupted,
     budget: report.budget,
     budgetExhausted: report.budget_exceeded,
+    judgeCache: report.judge_cache,
   });
   return {
     ...document,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pairwiseFiguresShape } from "../report/blocks.js";
-import { budgetSchema } from "../report/document.js";
+import { budgetSchema, judgeCacheSchema } from "../report/document.js";
 
 /** `report.json` of `eb pairwise`: the run's header, then the figures of its document's block. */
 export const pairwiseReportSchema = z
@@ -20,6 +20,7 @@ export const pairwiseReportSchema = z
     budget_exceeded: z
       .boolean()
       .describe("Pairs were left unjudged by --max-cost (--resume with a higher cap judges them)."),
+    judge_cache: judgeCacheSchema,
     ...pairwiseFiguresShape,
     run_passed: z.boolean().describe("The gate: the verdict is pass (or --inconclusive pass)."),
   })

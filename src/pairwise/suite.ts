@@ -1,4 +1,5 @@
 import { JUDGE_OUTPUT_TOKENS } from "../cases/estimate.js";
+import { countingJudge, type JudgeCacheCount } from "../cases/judge-cache.js";
 import type { Endpoint } from "../cases/plan.js";
 import { costOf, tokensOf } from "../cases/price.js";
 import type { Config, EvalConfig } from "../config/load.js";
@@ -48,8 +49,10 @@ export function pairwiseSuite(
   signal: AbortSignal,
 ): Suite<"pairwise", PairItem, PairwiseReport> {
   const { inputs, endpoint } = plan;
-  const judge = endpoint.judge;
-  if (judge === null) throw new InputError("eb pairwise needs a judge: pass --judge MODEL");
+  const { judge, count } = countingJudge(endpoint.judge);
+  if (judge === null || count === null) {
+    throw new InputError("eb pairwise needs a judge: pass --judge MODEL");
+  }
   const pairs: JudgedPair[] = [];
   const settings = pairwiseSettings(plan);
   const { budget } = endpoint;
@@ -87,7 +90,7 @@ export function pairwiseSuite(
         budget?.release(cost);
       }
     },
-    finish: async (context) => finish(plan, pairs, context),
+    finish: async (context) => finish(plan, pairs, context, count),
     close: async () => {},
   };
 }
@@ -171,10 +174,11 @@ async function finish(
   plan: PairwisePlan,
   pairs: readonly JudgedPair[],
   context: FinishContext,
+  judgeCache: JudgeCacheCount,
 ): Promise<Finished<"pairwise", PairwiseReport>> {
   const warnings = await plan.endpoint.cache.flush();
   const figures = pairwiseFigures(plan, pairs, context);
-  const report = pairwiseReport(plan, figures, context);
+  const report = pairwiseReport(plan, figures, context, judgeCache);
   const meta = {
     planned: plan.inputs.items.map((item) => item.id),
     samples: plan.inputs.samples,
@@ -225,6 +229,7 @@ function pairwiseReport(
   plan: PairwisePlan,
   figures: PairwiseFigures,
   context: FinishContext,
+  judgeCache: JudgeCacheCount,
 ): PairwiseReport {
   const { budget } = plan.endpoint;
   const { verdict } = figures;
@@ -242,6 +247,7 @@ function pairwiseReport(
     interrupted: context.interrupted,
     budget: budget && { max_cost: budget.maxCost, spent: budget.spentSoFar },
     budget_exceeded: budget?.exceeded ?? false,
+    judge_cache: { ...judgeCache },
     ...figures,
     run_passed: verdict === "pass" || (verdict === "inconclusive" && plan.inconclusive === "pass"),
   };

@@ -10,6 +10,7 @@ import { countOf } from "../report/gate.js";
 import { signed } from "./compare-text.js";
 import { cell, code } from "./markdown.js";
 import { PAIR_VERDICT_TEXT } from "./pair-verdict-text.js";
+import { judgeCacheLine } from "./run-text.js";
 
 /** A document of `eb pairwise`: one with its block. */
 type PairwiseDocument = RunDocument & { pairwise: PairwiseBlock };
@@ -27,6 +28,7 @@ export function pairwiseText(doc: PairwiseDocument): string {
     biasLine(r),
     ...strataLines(r),
     ...caseLines(r.cases),
+    ...[judgeCacheLine(doc)].filter((line) => line !== ""),
     `${PAIR_VERDICT_TEXT[r.verdict]} (margin ${r.margin})`,
     ...whyInconclusive(doc).map((why) => `  ${why}`),
   ];

@@ -31,6 +31,7 @@ export function runText(doc: RunDocument, options: RunTextOptions = {}): string 
     ...(doc.kind === "checks" ? [] : fellShort(doc.items)),
     ...(isIncomplete(doc, doc.stats) ? [pc.yellow(notRunLine(doc, doc.stats))] : []),
     ...(doc.verdict.outcome === "budget_exhausted" ? [pc.yellow(budgetLine(doc))] : []),
+    judgeCacheLine(doc),
     `Report: ${doc.output_dir}/report.md`,
     countsLine(doc),
     ...(options.gate === "baseline" ? [] : [gateLine(doc)]),
@@ -113,6 +114,14 @@ function fellShort(items: readonly DocumentItem[]): string[] {
 }
 
 /** `Budget: $0.0950 spent of --max-cost $0.10; 12 of 40 samples not run: …` */
+/** How many judge verdicts the cache gave: a changed judge behind the same name is not asked. */
+export function judgeCacheLine(doc: RunDocument): string {
+  const counted = doc.judge_cache;
+  if (counted === null || counted.verdicts === 0) return "";
+  const again = counted.cached === 0 ? "" : " (--no-cache asks the judge again)";
+  return `Judge verdicts: ${counted.cached} of ${counted.verdicts} from the cache${again}`;
+}
+
 export function budgetLine(doc: RunDocument): string {
   const money = (x: number) => `$${x.toFixed(4)}`;
   const { max_cost: max, spent } = doc.budget ?? { max_cost: 0, spent: 0 };

@@ -111,6 +111,15 @@ export const budgetSchema = z
   .nullable()
   .describe("--max-cost and what the run spent (estimated from [pricing]); null: no cap.");
 
+/** The judge verdicts a run asked for, and how many the cache answered: not asked again. */
+export const judgeCacheSchema = z
+  .strictObject({ verdicts: count, cached: count })
+  .nullable()
+  .describe(
+    "Judge verdicts this run (this attempt, when resumed) asked for, and how many came from " +
+      "the cache; null when nothing was judged or it was not counted.",
+  );
+
 /** The fields of the run document; report.json of each kind has them all. */
 export const documentShape = {
   kind: z.enum(["checks", "cases", "pairwise"]).nullable(),
@@ -128,6 +137,7 @@ export const documentShape = {
     "Flaky items, failures per grader, strata or tags, latency, tokens and cost.",
   ),
   budget: budgetSchema,
+  judge_cache: judgeCacheSchema,
   pass_threshold: z
     .number()
     .min(0)
@@ -166,6 +176,7 @@ export interface DocumentMeta {
   budget: RunDocument["budget"];
   /** `--max-cost` left samples unrun. */
   budgetExhausted: boolean;
+  judgeCache?: RunDocument["judge_cache"];
 }
 
 /** A check's or a case's words that are not in its rows. */
@@ -210,6 +221,7 @@ export function buildDocument(
     stats,
     summary: fields,
     budget: meta.budget,
+    judge_cache: meta.judgeCache ?? null,
     pass_threshold: meta.passThreshold,
     run_passed: passed && !meta.budgetExhausted,
     items: itemsOf(tally, options.text),

@@ -327,7 +327,7 @@ export type CaseClosing = z.output<z.ZodObject<typeof caseClosing>>;
  * leniently (earlier versions wrote less).
  */
 export const MANIFEST_SHAPES = {
-  checks: { ...manifestBase, ...checkSettings },
+  checks: { ...manifestBase, ...checkSettings, budget_exceeded: caseClosing.budget_exceeded },
   pairwise: {
     ...manifestBase,
     ...pairwiseSettings,
@@ -372,7 +372,7 @@ interface KindTypes {
   checks: {
     settings: CheckSettings;
     manifest: CheckManifest;
-    closing: Record<never, never>;
+    closing: { budget_exceeded?: boolean };
     row: CheckRow;
   };
   cases: { settings: CaseSettings; manifest: CaseManifest; closing: CaseClosing; row: CaseRow };

@@ -311,7 +311,7 @@ async function mergedFolder(
     outputDir: given ? path.resolve(cwd, options.out!) : config.outputDir,
     runId,
     flat: options.flatOutput ?? false,
-    outputDirFromFlag: given,
+    outputDirFromFlag: given || config.outputDirFromFlag,
   });
   return { runId, runDir };
 }

@@ -475,3 +475,26 @@ describe("eb init, a first run that teaches", () => {
 function escapeRegExp(text: string): string {
   return text.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+describe("[pricing]", () => {
+  it("splits token prices from a judge run's per_run price", async () => {
+    const { root } = project(
+      '[pricing."api-m"]\ninput_per_mtok = 1\noutput_per_mtok = 2\n[pricing."judge-m"]\nper_run = 0.3\n[pricing."both-m"]\ninput_per_mtok = 1\noutput_per_mtok = 2\nper_run = 0.5\n',
+    );
+    const config = await loadConfig({ cwd: root, env: {} });
+    expect(config.pricing).toEqual({
+      "api-m": { input_per_mtok: 1, output_per_mtok: 2 },
+      "both-m": { input_per_mtok: 1, output_per_mtok: 2 },
+    });
+    expect(config.runPrices).toEqual({ "judge-m": 0.3, "both-m": 0.5 });
+  });
+
+  it("refuses half a token price, or an entry with no price", async () => {
+    for (const entry of ["input_per_mtok = 1", ""]) {
+      const { root } = project(`[pricing."m"]\n${entry}\n`);
+      await expect(loadConfig({ cwd: root, env: {} })).rejects.toThrow(
+        "[pricing] m: give both input_per_mtok and output_per_mtok",
+      );
+    }
+  });
+});

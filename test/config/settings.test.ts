@@ -50,6 +50,7 @@ describe("flag names", () => {
       "core.check_timeout_seconds": "--check-timeout-seconds",
       "core.samples": "--samples",
       "core.shard": "--shard",
+      "core.max_cost": "--max-cost",
       "core.python": "--python",
       "core.llm_max_input_chars": "--llm-max-input-chars",
       "harness.agent": "--harness-agent",
@@ -88,7 +89,33 @@ describe("flag names", () => {
 describe("the eb init template", () => {
   const toml = parseToml(CONFIG_TEMPLATE) as Record<string, Record<string, unknown>>;
 
-  it.each(SETTINGS.map((s): [string, Setting] => [settingId(s), s]))(
+  const written: readonly Setting[] = SETTINGS.filter((s: Setting) => s.template !== false);
+
+  it("leaves out the settings that have no effect", () => {
+    const left = SETTINGS.filter((s: Setting) => s.template === false);
+    expect(left.map((s) => `${s.section}.${s.key}`)).toEqual(["core.llm_max_input_chars"]);
+    for (const setting of left) {
+      expect(CONFIG_TEMPLATE).not.toContain(setting.key);
+    }
+  });
+
+  it("has a commented [pricing] example, of token prices and of a judge run", () => {
+    const lines = CONFIG_TEMPLATE.split("\n");
+    expect(lines).toContain('# [pricing."gpt-4.1-mini"]');
+    expect(lines).toContain("# per_run = 0.25");
+    const example = lines
+      .filter((line) => /^# (\[pricing|input_per|output_per|per_run)/.test(line))
+      .map((line) => line.slice(2))
+      .join("\n");
+    expect(parseToml(example)).toEqual({
+      pricing: {
+        "gpt-4.1-mini": { input_per_mtok: 0.4, output_per_mtok: 1.6 },
+        "gpt-5.6-sol": { per_run: 0.25 },
+      },
+    });
+  });
+
+  it.each(written.map((s): [string, Setting] => [`${s.section}.${s.key}`, s]))(
     "explains %s and writes its value or example",
     (_, setting) => {
       const written = setting.init ?? setting.default;
