@@ -594,6 +594,28 @@ addSettingOptions(
   });
 
 program
+  .command("skill")
+  .summary("evaluate an agent skill (its evals/evals.json)")
+  .description(
+    "Agent skills in the agentskills.io / skill-creator layout: a SKILL.md and evals/*.json.",
+  )
+  .command("validate")
+  .summary("read a skill's eval files and count their evals, without running anything")
+  .description(
+    "Read each PATH, a skill folder (every evals/*.json in it) or one eval file, in " +
+      "skill-creator's layout ({skill_name, evals: [{id, prompt, expected_output, files, " +
+      "expectations}]}) or the variants real files use (a top-level list; cases or test_cases; " +
+      "string or integer ids; assertions; expectations as strings or {text} objects; files " +
+      "relative to the skill root or evals/). Trigger sets ([{query, should_trigger}], or under " +
+      "queries) count as trigger queries. Prints what each file holds; exit 2 names the file " +
+      "and the field it cannot read.",
+  )
+  .argument("<path...>", "skill folders or eval files")
+  .action(async (paths: string[]) => {
+    process.exitCode = await (await import("./skill.js")).skillValidateCommand(paths);
+  });
+
+program
   .command("schema")
   .summary("print the JSON Schema of a file eval-banana reads or writes")
   .description(

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadEvalFile, loadSkillEvals } from "../../src/skills/evals.js";
+import { runEb } from "../helpers/project.js";
 
 /** A skill folder with these files (paths relative to it). */
 function skill(files: Record<string, unknown>): string {
@@ -145,4 +146,28 @@ describe("the shipped skills' own evals", () => {
       expect(files.find((file) => file.evals.length > 0)?.skillName).toBe(name);
     });
   }
+});
+
+describe("eb skill validate", () => {
+  it("prints what each eval file holds; exit 2 names the file and the field it cannot read", async () => {
+    const good = skill({
+      "evals/evals.json": {
+        skill_name: "demo",
+        evals: [
+          { id: 1, prompt: "p" },
+          { id: 2, prompt: "q" },
+        ],
+      },
+      "evals/triggers.json": { queries: [{ query: "q", should_trigger: false }] },
+    });
+    const ok = await runEb(["skill", "validate", good], { cwd: good });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe(
+      "evals/evals.json: 2 evals (skill demo)\nevals/triggers.json: 1 trigger query\n",
+    );
+    const bad = skill({ "evals/evals.json": { evals: [{ id: 1, prompt: "p", files: [{}] }] } });
+    const refused = await runEb(["skill", "validate", path.join(bad, "evals/evals.json")]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${path.join(bad, "evals/evals.json")}: evals[0]: files`);
+  });
 });
