@@ -11,6 +11,7 @@ export function mergeRuns(options: MergeOptions): Promise<MergedRun> {
   return mergeShards(options, { checks: mergeChecks, cases: () => mergeCases(options.cwd) });
 }
 
+export { validateCases } from "./cases/grader-python.js";
 export { loadCases, needsJudge } from "./cases/load.js";
 export type { RunCasesOptions } from "./cases/options.js";
 export type { CaseReport } from "./cases/report.js";

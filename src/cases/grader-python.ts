@@ -1,8 +1,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { Config } from "../config/load.js";
 import { InputError } from "../errors.js";
 import type { GraderProcesses } from "../graders/types.js";
 import { compilePython } from "../process/compile.js";
+import { type PythonInterpreter, resolvePython } from "../process/python.js";
+import { loadCases } from "./load.js";
 import type { Case } from "./schema.js";
 
 /** One script grader's Python, where it is named in the case file. */
@@ -59,4 +62,44 @@ async function compileErrors(sources: Named[], processes: GraderProcesses): Prom
     const at = error.line === null ? "" : ` (line ${error.line} of the script)`;
     return `${sources[error.index]!.where}: ${error.message}${at} — fix the script`;
   });
+}
+
+/**
+ * Grader programs run as a --target command does (in --cwd, eb's environment less its API keys),
+ * with a check's timeout and interpreter, asked for once.
+ */
+export function graderProcesses(
+  config: Config,
+  run: { cwd: string; casesFile: string; env: NodeJS.ProcessEnv; signal: AbortSignal },
+): GraderProcesses {
+  let python: Promise<PythonInterpreter> | null = null;
+  return {
+    python: () => {
+      python ??= resolvePython(config.python, run.cwd, run.env);
+      return python;
+    },
+    cwd: run.cwd,
+    casesDir: path.dirname(path.resolve(run.cwd, run.casesFile)),
+    env: run.env,
+    timeoutMs: config.checkTimeoutSeconds * 1000,
+    signal: run.signal,
+  };
+}
+
+/**
+ * `eb validate CASES`: the checks `eb eval` makes before its first call (every line, every
+ * grader, every script grader's file and Python), without calling anything.
+ */
+export async function validateCases(
+  casesFile: string,
+  run: { config: Config; cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ cases: number }> {
+  const { cases } = await loadCases(casesFile);
+  const processes = graderProcesses(run.config, {
+    ...run,
+    casesFile,
+    signal: new AbortController().signal,
+  });
+  await checkGraderPython(cases, casesFile, processes);
+  return { cases: cases.length };
 }

@@ -11,7 +11,6 @@ import { Limiters } from "../model/limiter.js";
 import { responseLimitBytes } from "../model/response-limit.js";
 import { isRateLimit } from "../model/retry.js";
 import type { CaseTarget, ChatResult } from "../model/types.js";
-import { type PythonInterpreter, resolvePython } from "../process/python.js";
 import type { CaseConcurrency, CaseManifest, CaseSettings, TargetInfo } from "../report/record.js";
 import { configOf, flagGiven, resumedConfig } from "../run/options.js";
 import { manifestOfRun } from "../run/run-folder.js";
@@ -20,7 +19,7 @@ import { redactUrl } from "../secrets/redact.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { BATCHES_FILE, type BatchSettings, JUDGE_BATCHES_FILE } from "./batch-settings.js";
 import { Budget, metered } from "./budget.js";
-import { checkGraderPython } from "./grader-python.js";
+import { checkGraderPython, graderProcesses } from "./grader-python.js";
 import { caseFileCandidates, loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
 import { type JudgeFn, makeJudge } from "./sample.js";
@@ -351,28 +350,6 @@ function caseScrubber(options: EndpointOptions, apiBase: string, apiKey: string 
     ...urlCredentials(apiBase),
     ...secretValues(env),
   ]);
-}
-
-/**
- * Grader programs run as a --target command does (in --cwd, eb's environment less its API keys),
- * with a check's timeout and interpreter, asked for once.
- */
-function graderProcesses(
-  config: Config,
-  run: { cwd: string; casesFile: string; env: NodeJS.ProcessEnv; signal: AbortSignal },
-): GraderProcesses {
-  let python: Promise<PythonInterpreter> | null = null;
-  return {
-    python: () => {
-      python ??= resolvePython(config.python, run.cwd, run.env);
-      return python;
-    },
-    cwd: run.cwd,
-    casesDir: path.dirname(path.resolve(run.cwd, run.casesFile)),
-    env: run.env,
-    timeoutMs: config.checkTimeoutSeconds * 1000,
-    signal: run.signal,
-  };
 }
 
 /** Where eb reads its API key; a `--target` program does not inherit them. */

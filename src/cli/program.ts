@@ -69,15 +69,22 @@ addSettingOptions(
     addDiscoveryOptions(
       program
         .command("validate")
-        .summary("find what eb run would break on, every problem at once, without running")
+        .summary(
+          "find what eb run or eb eval would break on, every problem at once, without running",
+        )
         .description(
           "validate without running: every check file (all problems at once), duplicate ids, " +
-            "each script_path exists, every script compiles with the run's Python, the harness setup",
-        ),
+            "each script_path exists, every script compiles with the run's Python, the harness " +
+            "setup. With case files: every line and grader of each, each script grader's " +
+            "script_path exists and its Python compiles, as eb eval checks before its first call",
+        )
+        .argument("[cases...]", "JSONL case files to validate instead of the checks"),
     ),
   ),
   [...HARNESS_SETTINGS, "core.python"],
-).action(action<RunFlags>(async () => (await import("./validate.js")).validateCommand));
+).action(async (cases: string[], flags: RunFlags) => {
+  process.exitCode = await (await import("./validate.js")).validateCommand(cases, flags);
+});
 
 addSettingOptions(
   addNoProjectConfig(

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeProject, newestRun, runEb, sortedRows } from "../helpers/project.js";
@@ -108,6 +109,22 @@ describe("script and command graders from the case file", () => {
     );
     expect(again.stdout).toBe("");
   }, 60_000);
+
+  it("eb validate CASES checks the same before anything runs", async () => {
+    const good = project(line("ok", [{ type: "script", script: "pass" }]));
+    const ok = await runEb(["validate", "evals/cases.jsonl"], { cwd: good });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe("Validated 1 case in evals/cases.jsonl.\n");
+    const bad = project(
+      line("missing", [{ type: "script", script_path: "graders/nope.py" }]) +
+        line("broken", [{ type: "script", script: "def f(:\n  pass" }]),
+    );
+    const refused = await runEb(["validate", "evals/cases.jsonl"], { cwd: bad });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("evals/cases.jsonl:1: graders[0] (script): script_path");
+    expect(refused.stderr).toContain("evals/cases.jsonl:2: graders[0] (script): SyntaxError");
+    expect(existsSync(path.join(bad, ".eval-banana/results"))).toBe(false);
+  });
 
   it("a grader program that hangs past the check timeout is an error sample; the run goes on", async () => {
     const root = project(
