@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { didYouMean, InputError } from "../errors.js";
 import { getGrader, knownGraderTypes } from "../graders/registry.js";
 import type { GraderSpec } from "../graders/types.js";
+import { parseJsonOrNull } from "../report/json.js";
 import { issueText, type Problem, problemReport } from "./problems.js";
 import { CASE_FIELDS, type Case, caseLineSchema, FIELD_HINTS, graderHeadSchema } from "./schema.js";
 
@@ -54,19 +55,11 @@ export function caseFileCandidates(casesFile: string, projectRoot: string, cwd =
 export async function caseIds(path: string): Promise<{ ids: string[]; sha256: string }> {
   const ids: string[] = [];
   const onLine = (_line: number, text: string) => {
-    const value = parseJson(text);
+    const value = parseJsonOrNull(text);
     if (typeof value === "object" && value !== null && "id" in value) ids.push(String(value.id));
   };
   const sha256 = await readLines(path, onLine, () => {});
   return { ids, sha256 };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 /** True when some case has a grader that calls the judge model. */

@@ -5,6 +5,7 @@ import { caseFileCandidates, loadCases } from "../cases/load.js";
 import { parseYamlMapping } from "../checks/parse.js";
 import type { Manifest } from "../index.js";
 import type { ItemPlace } from "../render/github.js";
+import { parseJsonOrNull } from "../report/json.js";
 import { parseManifest } from "../report/manifest.js";
 import { readManifest } from "../run/rows.js";
 
@@ -80,9 +81,5 @@ async function casePlaces(manifest: CaseManifest): Promise<Map<string, ItemPlace
 
 /** A JSON file's value; null when it cannot be read or is not JSON. */
 async function readJson(file: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(file, "utf8"));
-  } catch {
-    return null;
-  }
+  return parseJsonOrNull(await readFile(file, "utf8").catch(() => ""));
 }

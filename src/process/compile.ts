@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseJsonOrNull } from "../report/json.js";
 import { runProcess } from "./run.js";
 
 /** One Python source to compile: `name` is the file name Python would give it. */
@@ -67,15 +68,7 @@ export async function compilePython(
     return { failure: `${python} could not compile the scripts (${why})` };
   }
   // Parsed once a run: compiling zod's fast path (new Function) would cost more than it saves.
-  const parsed = errorsSchema.safeParse(parseJson(result.stdout), { jitless: true });
+  const parsed = errorsSchema.safeParse(parseJsonOrNull(result.stdout), { jitless: true });
   if (!parsed.success) return { failure: `${python} printed no list of compile errors` };
   return { errors: parsed.data };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }

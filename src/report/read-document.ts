@@ -8,6 +8,7 @@ import {
   type ItemText,
   type RunDocument,
 } from "./document.js";
+import { parseJsonOrNull } from "./json.js";
 import type { ManifestSummary } from "./manifest.js";
 import { outcomeSchema } from "./outcome.js";
 import { type RunRows, readRun } from "./read-rows.js";
@@ -92,20 +93,12 @@ export async function readWrittenReport(rowsFile: string): Promise<WrittenReport
   const file = path.join(path.dirname(rowsFile), "report.json");
   const text = await readFile(file, "utf8").catch(() => null);
   if (text === null) return null;
-  const parsed = writtenReportSchema.safeParse(parseJson(text));
+  const parsed = writtenReportSchema.safeParse(parseJsonOrNull(text));
   if (!parsed.success) return null;
   const { pass_threshold, budget, run, not_run, items } = parsed.data;
   const texts = new Map(items.map(({ id, outcomes: _, ...fields }) => [id, fields]));
   const outputs = new Map(items.map(({ id, outcomes }) => [id, outcomes]));
   return { passThreshold: pass_threshold, budget, run, notRun: not_run, texts, outputs };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 /** The document of rows already read (a leaderboard's runs), without reading them again. */

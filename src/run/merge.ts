@@ -5,6 +5,7 @@ import { type Config, environmentOf, type LoadConfigOptions, loadConfig } from "
 import { parseShard, type Shard } from "../config/shard-spec.js";
 import { EXIT, InputError } from "../errors.js";
 import type { RunDocument } from "../report/document.js";
+import { parseJsonOrNull } from "../report/json.js";
 import { parseManifest } from "../report/manifest.js";
 import { forEachRowOf, rowsFile } from "../report/read-rows.js";
 import {
@@ -146,7 +147,7 @@ async function readShardReport(location: string, dir: string): Promise<ShardRepo
   const file = path.join(dir, "report.json");
   await refuseLink(file);
   const text = await readFile(file, "utf8").catch(() => null);
-  const value = text === null ? null : parseJson(text);
+  const value = text === null ? null : parseJsonOrNull(text);
   // Checked, then kept as written: the checks' fields stay in the order eb run wrote them.
   if (shardReportSchema.safeParse(value).success) return value as ShardReport;
   throw new InputError(
@@ -162,14 +163,6 @@ async function refuseLink(file: string): Promise<void> {
     throw new InputError(
       `${file} is a symlink: eb merge reads only regular files inside the shard folders; nothing was written.`,
     );
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
   }
 }
 
