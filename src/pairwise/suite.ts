@@ -133,7 +133,7 @@ async function pairCost(plan: PairwisePlan, item: PairItem, sample: number): Pro
   const texts = textsOf(item.answers.get(sample)!);
   // No answer to show: nothing is called.
   if (typeof texts === "string") return 0;
-  const { cachedAnswer } = await import("../model/chat.js");
+  const { routedCachedAnswer } = await import("../model/providers/target.js");
   const { cached } = plan.endpoint;
   const calls = await Promise.all(
     pairPrompts(item, texts.base, texts.cand).map(async (prompt) => {
@@ -142,7 +142,7 @@ async function pairCost(plan: PairwisePlan, item: PairItem, sample: number): Pro
         messages: [{ role: "user" as const, content: prompt }],
         temperature: 0,
       };
-      const hit = cached && (await cachedAnswer(cached, plan.settings.apiBase, request, 0));
+      const hit = cached && (await routedCachedAnswer(cached, plan.settings.apiBase, request, 0));
       return {
         model: plan.judgeModel,
         cached: Boolean(hit),

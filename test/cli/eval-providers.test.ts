@@ -1,0 +1,266 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { filesUnder } from "../faults/support.js";
+import {
+  completion,
+  type LoopbackServer,
+  type Reply,
+  type SeenRequest,
+  startLoopbackServer,
+} from "../helpers/loopback-server.js";
+import { type CliResult, makeProject, runEb } from "../helpers/project.js";
+
+let server: LoopbackServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** How each provider's API is asked and answers, as a loopback mock plays it. */
+interface Api {
+  name: string;
+  /** The `-m` of the target and of the judge. */
+  model: string;
+  judge: string;
+  /** The variable the test sets, the one a refusal must name. */
+  keyVariable: string;
+  /** The key the request carries, as its client sends it. */
+  keyOf: (request: SeenRequest) => string;
+  /** The path a call to `model` posts to. */
+  path: (model: string) => string;
+  /** The last message's text, and the model named, as the request carries them. */
+  content: (request: SeenRequest) => string;
+  model_of: (request: SeenRequest) => string;
+  /** An answer with this text: 11 tokens in, 7 out. */
+  answer: (text: string) => object;
+  /** An error body as the API words it. */
+  error: (status: number, message: string) => object;
+}
+
+interface AnthropicBody {
+  model: string;
+  messages: { content: string }[];
+}
+
+interface GoogleBody {
+  contents: { parts: { text: string }[] }[];
+}
+
+const ANTHROPIC: Api = {
+  name: "anthropic",
+  model: "anthropic/claude-test",
+  judge: "anthropic/claude-judge",
+  keyVariable: "ANTHROPIC_API_KEY",
+  // This client sends its key as a bearer token (older ones as x-api-key).
+  keyOf: (r) => String(r.headers["x-api-key"] ?? r.headers.authorization?.replace(/^Bearer /, "")),
+  path: () => "/v1/messages",
+  content: (r) => String((r.json as AnthropicBody).messages.at(-1)?.content),
+  model_of: (r) => (r.json as AnthropicBody).model,
+  answer: (text) => ({
+    id: "msg_test",
+    type: "message",
+    role: "assistant",
+    model: "claude-test-2026",
+    content: [{ type: "text", text }],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 11, output_tokens: 7 },
+  }),
+  error: (_status, message) => ({ type: "error", error: { type: "api_error", message } }),
+};
+
+const GOOGLE: Api = {
+  name: "google",
+  model: "google/gemini-test",
+  judge: "google/gemini-judge",
+  keyVariable: "GEMINI_API_KEY",
+  keyOf: (r) => String(r.headers["x-goog-api-key"]),
+  path: (model) => `/v1beta/models/${model}:generateContent`,
+  content: (r) => String((r.json as GoogleBody).contents.at(-1)?.parts[0]?.text),
+  model_of: (r) => decodeURIComponent(r.url.split("/models/")[1]?.split(":")[0] ?? ""),
+  answer: (text) => ({
+    candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP" }],
+    usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 },
+    modelVersion: "gemini-test-001",
+  }),
+  error: (status, message) => ({ error: { code: status, message, status: "ERROR" } }),
+};
+
+/**
+ * The mock: the judge passes everything; the target echoes, except contents that ask for a
+ * status ("status-500") or a refusal ("refuse"), whose error texts repeat the key sent.
+ */
+function script(api: Api) {
+  return (request: SeenRequest): Reply => {
+    const key = api.keyOf(request);
+    if (api.model_of(request).endsWith("judge")) {
+      return { body: api.answer('{"score": 1, "reason": "fine"}') };
+    }
+    const content = api.content(request);
+    if (content === "refuse") {
+      return { status: 401, body: api.error(401, `invalid x-api-key ${key}`) };
+    }
+    const status = /^status-(\d+)$/.exec(content)?.[1];
+    if (status !== undefined) {
+      return { status: Number(status), body: api.error(Number(status), `broken, key ${key}`) };
+    }
+    return { body: api.answer(`echo: ${content}`) };
+  };
+}
+
+/** The loopback server's root: each client puts its API's version in the path itself. */
+function rootOf(live: LoopbackServer): string {
+  return live.baseURL.replace(/\/v1$/, "");
+}
+
+function freshKey(): string {
+  return `sk-test-PROVIDER-${randomBytes(12).toString("hex")}`;
+}
+
+function caseLine(id: string, content: string, graders: object[]): string {
+  return JSON.stringify({ id, messages: [{ role: "user", content }], graders });
+}
+
+const PRICING = (model: string) =>
+  `[pricing."${model}"]\ninput_per_mtok = 1000.0\noutput_per_mtok = 1000.0\n`;
+
+function project(api: Api, lines: readonly string[]): string {
+  return makeProject({
+    "cases.jsonl": `${lines.join("\n")}\n`,
+    ".eval-banana/config.toml": `${PRICING(api.model)}\n${PRICING(api.judge)}`,
+  });
+}
+
+function evalProvider(
+  api: Api,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  extra: readonly string[] = [],
+): Promise<CliResult> {
+  const live = server as LoopbackServer;
+  const args = ["eval", "cases.jsonl", "-m", api.model, "--api-base", rootOf(live)];
+  return runEb([...args, "--flat-output", ...extra], { cwd: root, env, timeoutMs: 90_000 });
+}
+
+function rowsOf(runDir: string): Record<string, unknown>[] {
+  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trimEnd().split("\n");
+  return lines.slice(1).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** No file under `root`, and no output, holds the key. */
+function expectKeyNowhere(root: string, key: string, outputs: readonly CliResult[]): void {
+  const files = filesUnder(root);
+  expect(files.some((file) => file.includes("cache"))).toBe(true);
+  const hits = files.filter((file) => readFileSync(path.join(root, file)).includes(key));
+  expect(hits, "files holding the key").toEqual([]);
+  for (const out of outputs) expect(`${out.stdout}\n${out.stderr}`).not.toContain(key);
+}
+
+describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own client", (api) => {
+  it("answers, grades, prices the usage, caches, and writes the key nowhere", async () => {
+    server = await startLoopbackServer(script(api));
+    const key = freshKey();
+    const judged = [{ type: "judge", criteria: ["it echoes"] }];
+    const root = project(api, [
+      caseLine("good", "hello", [{ type: "contains", all: ["echo: hello"] }, ...judged]),
+      caseLine("bad", "world", [{ type: "contains", all: ["never"] }]),
+      caseLine("broken", "status-500", [{ type: "contains", all: ["echo"] }]),
+    ]);
+    const env = { [api.keyVariable]: key };
+    const flags = ["--judge", api.judge, "--max-retries", "0", "--out", "first"];
+    const first = await evalProvider(api, root, env, flags);
+    expect(first.code, first.stderr).toBe(1);
+
+    const bare = (model: string) => model.slice(model.indexOf("/") + 1);
+    const calls = server.requests;
+    for (const call of calls) {
+      expect(call.method).toBe("POST");
+      expect(call.url).toBe(api.path(api.model_of(call)));
+      expect(api.keyOf(call)).toBe(key);
+    }
+    const target = bare(api.model);
+    expect(calls.map((r) => api.model_of(r)).sort()).toEqual(
+      [target, target, target, bare(api.judge)].sort(),
+    );
+
+    const runDir = path.join(root, "first");
+    const rows = Object.fromEntries(rowsOf(runDir).map((row) => [row.id, row]));
+    expect(rows.good).toMatchObject({ status: "passed", prompt_tokens: 11, completion_tokens: 7 });
+    expect(rows.bad).toMatchObject({ status: "failed", text: "echo: world" });
+    expect(rows.broken?.status).toBe("error");
+    expect(String(rows.broken?.error)).toContain("HTTP 500 broken, key [redacted]");
+    const report = JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8"));
+    // Two target calls and one judge call answered, 11 + 7 tokens each at $1000 per million.
+    expect(report.run.cost).toBeCloseTo(3 * 0.018, 6);
+    expect(report.run.target).toContain(`${api.model} (`);
+    expect(report.run.target).toContain(`at ${rootOf(server)}`);
+
+    // The same run again: the cache answers every call that was answered.
+    const before = server.requests.length;
+    const again = await evalProvider(api, root, env, [...flags.slice(0, -1), "again"]);
+    expect(again.code, again.stderr).toBe(1);
+    expect(server.requests.slice(before).map((r) => api.content(r))).toEqual(["status-500"]);
+    const cached = Object.fromEntries(rowsOf(path.join(root, "again")).map((r) => [r.id, r]));
+    expect(cached.good).toMatchObject({ status: "passed", cached: true });
+    expectKeyNowhere(root, key, [first, again]);
+  });
+
+  it("retries a 429 after its Retry-After, under eb's retries", async () => {
+    server = await startLoopbackServer(script(api));
+    const limited = { status: 429, headers: { "retry-after": "1" }, body: api.error(429, "slow") };
+    server.queue.push(limited);
+    const root = project(api, [caseLine("one", "hi", [{ type: "contains", all: ["echo: hi"] }])]);
+    const result = await evalProvider(api, root, { [api.keyVariable]: freshKey() }, ["--out", "o"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(rowsOf(path.join(root, "o"))[0]).toMatchObject({ status: "passed" });
+  });
+
+  it("stops at a 401, naming the variable to set", async () => {
+    server = await startLoopbackServer(script(api));
+    const key = freshKey();
+    const graders = [{ type: "contains", all: ["echo"] }];
+    const root = project(api, [caseLine("a", "hi", graders), caseLine("b", "refuse", graders)]);
+    const result = await evalProvider(api, root, { [api.keyVariable]: key }, [
+      "--workers",
+      "1",
+      "--out",
+      "o",
+    ]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      `the key in ${api.keyVariable} was refused by ${rootOf(server)}: set ${api.keyVariable} to a key it accepts`,
+    );
+    expect(result.stderr).not.toContain(key);
+    expectKeyNowhere(root, key, [result]);
+  });
+
+  it("refuses --batch, and a missing key, before any call", async () => {
+    server = await startLoopbackServer(script(api));
+    const root = project(api, [caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])]);
+    const batch = await evalProvider(api, root, { [api.keyVariable]: freshKey() }, ["--batch"]);
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toContain(
+      `--batch sends calls through the OpenAI Batch API, and "${api.model}"`,
+    );
+    const keyless = await evalProvider(api, root, { OPENAI_API_KEY: "sk-openai" });
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toContain(`no API key for model "${api.model}"`);
+    expect(keyless.stderr).toContain(`set ${api.keyVariable}`);
+    expect(server.requests).toEqual([]);
+  });
+});
+
+describe("eb eval -m openai/MODEL", () => {
+  it("is the OpenAI-compatible endpoint, called with the model's own name", async () => {
+    server = await startLoopbackServer(() => ({ body: completion("echo: hi") }));
+    const root = makeProject({
+      "cases.jsonl": `${caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])}\n`,
+    });
+    const args = ["eval", "cases.jsonl", "-m", "openai/mock", "--api-base", server.baseURL];
+    const result = await runEb(args, { cwd: root, env: { EVAL_BANANA_API_KEY: "sk-test" } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests.map((r) => (r.json as { model: string }).model)).toEqual(["mock"]);
+  });
+});
