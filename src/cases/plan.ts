@@ -10,10 +10,10 @@ import { FailureStop } from "../model/failure-stop.js";
 import { Limiters } from "../model/limiter.js";
 import {
   baseOf,
+  checkBatchModels,
   compatibleModel,
   type ProviderAccess,
   providerAccess,
-  refuseNativeBatch,
 } from "../model/providers/route.js";
 import { responseLimitBytes } from "../model/response-limit.js";
 import { isRateLimit } from "../model/retry.js";
@@ -113,7 +113,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   await checkGraderPython(loaded.cases, casesFile, processes);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const model = request.target.kind === "model" ? request.target.model : undefined;
-  if (options.batch) refuseNativeBatch([model, judgeModel]);
+  if (options.batch) checkBatchModels([model, judgeModel]);
   const endpoint = await openEndpoint(options, { settings, config }, { model, judgeModel }, signal);
   const { scrubber, cache, cached, limiters, budget, chat, race, judge, judgeVersions } = endpoint;
   const built = await buildTarget(request, { chat, cache, settings, cwd, options });
@@ -351,7 +351,8 @@ function resumedSettings(
  * credentials left out.
  */
 function endpointOf(target: TargetInfo, configured: string): string {
-  if (target.kind !== "model" || redactUrl(configured) === target.api_base) return configured;
+  if (target.kind !== "model") return configured;
+  if (redactUrl(baseOf(target.model, configured)) === target.api_base) return configured;
   return target.api_base;
 }
 

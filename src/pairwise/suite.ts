@@ -3,6 +3,7 @@ import type { Endpoint } from "../cases/plan.js";
 import { costOf, tokensOf } from "../cases/price.js";
 import type { Config, EvalConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
+import { baseOf } from "../model/providers/route.js";
 import { runFiles } from "../render/files.js";
 import type { PairwiseFigures } from "../report/blocks.js";
 import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../report/record.js";
@@ -100,7 +101,7 @@ function pairwiseSettings(plan: PairwisePlan): PairwiseSettings {
     cases_file: plan.inputs.casesFile,
     cases_sha256: plan.inputs.casesSha256,
     judge_model: plan.judgeModel,
-    api_base: redactUrl(plan.settings.apiBase),
+    api_base: redactUrl(baseOf(plan.judgeModel, plan.settings.apiBase)),
     criteria: plan.criteria,
     samples: plan.inputs.samples,
   };

@@ -33,6 +33,8 @@ interface Api {
   /** The last message's text, and the model named, as the request carries them. */
   content: (request: SeenRequest) => string;
   model_of: (request: SeenRequest) => string;
+  /** The system text, max_tokens and temperature the request sends, as its API spells them. */
+  sampling: (request: SeenRequest) => { system: unknown; maxTokens: unknown; temperature: unknown };
   /** An answer with this text: 11 tokens in, 7 out. */
   answer: (text: string) => object;
   /** An error body as the API words it. */
@@ -42,10 +44,15 @@ interface Api {
 interface AnthropicBody {
   model: string;
   messages: { content: string }[];
+  system?: string;
+  max_tokens?: number;
+  temperature?: number;
 }
 
 interface GoogleBody {
   contents: { parts: { text: string }[] }[];
+  systemInstruction?: { parts: { text: string }[] };
+  generationConfig?: { maxOutputTokens?: number; temperature?: number };
 }
 
 const ANTHROPIC: Api = {
@@ -58,6 +65,10 @@ const ANTHROPIC: Api = {
   path: () => "/v1/messages",
   content: (r) => String((r.json as AnthropicBody).messages.at(-1)?.content),
   model_of: (r) => (r.json as AnthropicBody).model,
+  sampling: (r) => {
+    const body = r.json as AnthropicBody;
+    return { system: body.system, maxTokens: body.max_tokens, temperature: body.temperature };
+  },
   answer: (text) => ({
     id: "msg_test",
     type: "message",
@@ -79,6 +90,14 @@ const GOOGLE: Api = {
   path: (model) => `/v1beta/models/${model}:generateContent`,
   content: (r) => String((r.json as GoogleBody).contents.at(-1)?.parts[0]?.text),
   model_of: (r) => decodeURIComponent(r.url.split("/models/")[1]?.split(":")[0] ?? ""),
+  sampling: (r) => {
+    const body = r.json as GoogleBody;
+    return {
+      system: body.systemInstruction?.parts[0]?.text,
+      maxTokens: body.generationConfig?.maxOutputTokens,
+      temperature: body.generationConfig?.temperature,
+    };
+  },
   answer: (text) => ({
     candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP" }],
     usageMetadata: { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 },
@@ -118,8 +137,12 @@ function freshKey(): string {
   return `sk-test-PROVIDER-${randomBytes(12).toString("hex")}`;
 }
 
-function caseLine(id: string, content: string, graders: object[]): string {
-  return JSON.stringify({ id, messages: [{ role: "user", content }], graders });
+function caseLine(id: string, content: string, graders: object[], system?: string): string {
+  const messages = [
+    ...(system === undefined ? [] : [{ role: "system", content: system }]),
+    { role: "user", content },
+  ];
+  return JSON.stringify({ id, messages, graders });
 }
 
 const PRICING = (model: string) =>
@@ -157,6 +180,11 @@ function expectKeyNowhere(root: string, key: string, outputs: readonly CliResult
   for (const out of outputs) expect(`${out.stdout}\n${out.stderr}`).not.toContain(key);
 }
 
+/** A model's name as its API knows it. */
+function bare(model: string): string {
+  return model.slice(model.indexOf("/") + 1);
+}
+
 describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own client", (api) => {
   it("answers, grades, prices the usage, caches, and writes the key nowhere", async () => {
     server = await startLoopbackServer(script(api));
@@ -164,7 +192,7 @@ describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own clien
     const judged = [{ type: "judge", criteria: ["it echoes"] }];
     const root = project(api, [
       caseLine("good", "hello", [{ type: "contains", all: ["echo: hello"] }, ...judged]),
-      caseLine("bad", "world", [{ type: "contains", all: ["never"] }]),
+      caseLine("bad", "world", [{ type: "contains", all: ["never"] }], "be brief"),
       caseLine("broken", "status-500", [{ type: "contains", all: ["echo"] }]),
     ]);
     const env = { [api.keyVariable]: key };
@@ -172,13 +200,19 @@ describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own clien
     const first = await evalProvider(api, root, env, flags);
     expect(first.code, first.stderr).toBe(1);
 
-    const bare = (model: string) => model.slice(model.indexOf("/") + 1);
     const calls = server.requests;
     for (const call of calls) {
       expect(call.method).toBe("POST");
       expect(call.url).toBe(api.path(api.model_of(call)));
       expect(api.keyOf(call)).toBe(key);
     }
+    const bad = calls.find((r) => api.content(r) === "world") as SeenRequest;
+    // Anthropic requires max_tokens: eb sends 4096 unless --max-tokens says otherwise.
+    expect(api.sampling(bad)).toEqual({
+      system: "be brief",
+      maxTokens: api.name === "anthropic" ? 4096 : undefined,
+      temperature: 0,
+    });
     const target = bare(api.model);
     expect(calls.map((r) => api.model_of(r)).sort()).toEqual(
       [target, target, target, bare(api.judge)].sort(),
@@ -236,6 +270,21 @@ describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own clien
     expectKeyNowhere(root, key, [result]);
   });
 
+  it("goes through eb's transport: a redirect to another origin is refused, not followed", async () => {
+    server = await startLoopbackServer(script(api));
+    const elsewhere = `http://localhost:1${api.path(bare(api.model))}`;
+    server.queue.push({ status: 307, headers: { location: elsewhere }, body: "" });
+    const root = project(api, [caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])]);
+    const result = await evalProvider(api, root, { [api.keyVariable]: freshKey() }, ["--out", "o"]);
+    expect(result.code).toBe(1);
+    const [row] = rowsOf(path.join(root, "o"));
+    expect(row).toMatchObject({ status: "error" });
+    expect(String(row?.error)).toContain(
+      `the endpoint redirected to another origin (${elsewhere})`,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("refuses --batch, and a missing key, before any call", async () => {
     server = await startLoopbackServer(script(api));
     const root = project(api, [caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])]);
@@ -252,7 +301,7 @@ describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own clien
   });
 });
 
-describe("eb eval -m openai/MODEL", () => {
+describe("eb eval -m openai/MODEL, and the sampling settings", () => {
   it("is the OpenAI-compatible endpoint, called with the model's own name", async () => {
     server = await startLoopbackServer(() => ({ body: completion("echo: hi") }));
     const root = makeProject({
@@ -262,5 +311,28 @@ describe("eb eval -m openai/MODEL", () => {
     const result = await runEb(args, { cwd: root, env: { EVAL_BANANA_API_KEY: "sk-test" } });
     expect(result.code, result.stderr).toBe(0);
     expect(server.requests.map((r) => (r.json as { model: string }).model)).toEqual(["mock"]);
+    const batch = await runEb([...args, "--batch"], {
+      cwd: root,
+      env: { EVAL_BANANA_API_KEY: "k" },
+    });
+    expect(batch.code).toBe(2);
+    expect(batch.stderr).toContain('--batch names the model as the endpoint knows it: pass "mock"');
+  });
+
+  it("--max-tokens reaches a provider's API as its own field", async () => {
+    server = await startLoopbackServer(script(GOOGLE));
+    const root = project(GOOGLE, [caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])]);
+    const env = { GOOGLE_API_KEY: freshKey() };
+    const result = await evalProvider(GOOGLE, root, env, [
+      "--max-tokens",
+      "50",
+      "--out",
+      "o",
+      "--temperature",
+      "0.5",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const [call] = server.requests;
+    expect(GOOGLE.sampling(call as SeenRequest)).toMatchObject({ maxTokens: 50, temperature: 0.5 });
   });
 });

@@ -91,12 +91,24 @@ export function refusalAdvice({ provider, baseURL, from }: ProviderAccess): stri
   return `the key in ${from} was refused by ${where}: set ${from}${also} to a key it accepts`;
 }
 
-/** `--batch` is the OpenAI Batch API's: a model of another provider is refused before anything runs. */
-export function refuseNativeBatch(models: readonly (string | null | undefined)[]): void {
-  const native = models.find((m): m is string => m != null && routeOf(m).provider !== null);
-  if (native === undefined) return;
-  throw new InputError(
-    `--batch sends calls through the OpenAI Batch API, and "${native}" is not called through ` +
-      "the OpenAI-compatible endpoint: drop --batch (or use an openai/ model); nothing was called",
-  );
+/**
+ * `--batch` is the OpenAI Batch API's, and its requests name the model as they are written: a
+ * model of another provider, or one written `openai/MODEL`, is refused before anything runs.
+ */
+export function checkBatchModels(models: readonly (string | null | undefined)[]): void {
+  for (const model of models) {
+    if (model == null) continue;
+    const route = routeOf(model);
+    if (route.provider !== null) {
+      throw new InputError(
+        `--batch sends calls through the OpenAI Batch API, and "${model}" is not called through ` +
+          "the OpenAI-compatible endpoint: drop --batch; nothing was called",
+      );
+    }
+    if (route.model !== model) {
+      throw new InputError(
+        `--batch names the model as the endpoint knows it: pass "${route.model}", not "${model}"; nothing was called`,
+      );
+    }
+  }
 }
