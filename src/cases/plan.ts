@@ -192,7 +192,7 @@ export async function openEndpoint(
   const env = environmentOf(options);
   const providers = providerAccess([model, judgeModel], { env, apiKey, apiBase: settings.apiBase });
   const calls = access !== null || providers.length > 0;
-  const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? null);
+  const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? apiKey ?? null);
   const cache = createCache(settings.cacheDir, scrubber);
   const limiters = limitersOf(settings);
   const budget = budgetOf(settings, config.pricing, [model ?? null, judgeModel]);

@@ -301,6 +301,36 @@ describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own clien
   });
 });
 
+describe("eb eval with a target and a judge of different providers", () => {
+  it("calls each through its own client with its own key", async () => {
+    const [anthropic, google] = [script(ANTHROPIC), script(GOOGLE)];
+    server = await startLoopbackServer((request) =>
+      request.url === "/v1/messages" ? anthropic(request) : google(request),
+    );
+    const keys = { ANTHROPIC_API_KEY: freshKey(), GEMINI_API_KEY: freshKey() };
+    const judged = [{ type: "judge", criteria: ["it echoes"] }];
+    const root = makeProject({
+      "cases.jsonl": `${caseLine("a", "hi", judged)}\n`,
+      ".eval-banana/config.toml": "",
+    });
+    const args = ["eval", "cases.jsonl", "-m", GOOGLE.model, "--judge", ANTHROPIC.judge];
+    const result = await runEb(
+      [...args, "--api-base", rootOf(server), "--out", "o", "--flat-output"],
+      {
+        cwd: root,
+        env: keys,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(
+      server.requests.map((r) => [r.url, (r.url === "/v1/messages" ? ANTHROPIC : GOOGLE).keyOf(r)]),
+    ).toEqual([
+      [GOOGLE.path("gemini-test"), keys.GEMINI_API_KEY],
+      ["/v1/messages", keys.ANTHROPIC_API_KEY],
+    ]);
+  });
+});
+
 describe("eb eval -m openai/MODEL, and the sampling settings", () => {
   it("is the OpenAI-compatible endpoint, called with the model's own name", async () => {
     server = await startLoopbackServer(() => ({ body: completion("echo: hi") }));
