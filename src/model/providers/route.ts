@@ -53,11 +53,10 @@ export function providerAccess(
   models: readonly (string | null | undefined)[],
   { env, apiKey, apiBase }: { env: NodeJS.ProcessEnv; apiKey: string | undefined; apiBase: string },
 ): ProviderAccess[] {
-  const named = models.filter((m): m is string => m != null && routeOf(m).provider !== null);
   const seen = new Map<string, ProviderAccess>();
-  for (const model of named) {
-    const provider = routeOf(model).provider as Provider;
-    if (seen.has(provider.name)) continue;
+  for (const model of models) {
+    const provider = model == null ? null : routeOf(model).provider;
+    if (model == null || provider === null || seen.has(provider.name)) continue;
     const baseURL = baseOf(model, apiBase);
     if (apiKey) {
       seen.set(provider.name, { provider, baseURL, key: apiKey, from: "option" });
