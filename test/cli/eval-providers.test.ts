@@ -352,7 +352,8 @@ describe("eb eval -m openai/MODEL, and the sampling settings", () => {
   it("--max-tokens reaches a provider's API as its own field", async () => {
     server = await startLoopbackServer(script(GOOGLE));
     const root = project(GOOGLE, [caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])]);
-    const env = { GOOGLE_API_KEY: freshKey() };
+    // GEMINI_API_KEY is read first, and the client's own word otherwise is not printed.
+    const env = { GEMINI_API_KEY: freshKey(), GOOGLE_API_KEY: freshKey() };
     const result = await evalProvider(GOOGLE, root, env, [
       "--max-tokens",
       "50",
@@ -364,5 +365,7 @@ describe("eb eval -m openai/MODEL, and the sampling settings", () => {
     expect(result.code, result.stderr).toBe(0);
     const [call] = server.requests;
     expect(GOOGLE.sampling(call as SeenRequest)).toMatchObject({ maxTokens: 50, temperature: 0.5 });
+    expect(GOOGLE.keyOf(call as SeenRequest)).toBe(env.GEMINI_API_KEY);
+    expect(result.stderr).not.toContain("GOOGLE_API_KEY");
   });
 });
