@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { filesUnder } from "../faults/support.js";
@@ -24,6 +24,8 @@ interface Api {
   /** The `-m` of the target and of the judge. */
   model: string;
   judge: string;
+  /** The package of its client. */
+  client: string;
   /** The variable the test sets, the one a refusal must name. */
   keyVariable: string;
   /** The key the request carries, as its client sends it. */
@@ -57,6 +59,7 @@ interface GoogleBody {
 
 const ANTHROPIC: Api = {
   name: "anthropic",
+  client: "@anthropic-ai/sdk",
   model: "anthropic/claude-test",
   judge: "anthropic/claude-judge",
   keyVariable: "ANTHROPIC_API_KEY",
@@ -83,6 +86,7 @@ const ANTHROPIC: Api = {
 
 const GOOGLE: Api = {
   name: "google",
+  client: "@google/genai",
   model: "google/gemini-test",
   judge: "google/gemini-judge",
   keyVariable: "GEMINI_API_KEY",
@@ -180,6 +184,30 @@ function expectKeyNowhere(root: string, key: string, outputs: readonly CliResult
   for (const out of outputs) expect(`${out.stdout}\n${out.stderr}`).not.toContain(key);
 }
 
+/**
+ * The environment that makes eb note, in `file`, each provider client it imports: a module
+ * resolve hook, registered by --import before eb's own code runs.
+ */
+function loadRecorder(root: string, file: string): NodeJS.ProcessEnv {
+  const clients = [ANTHROPIC, GOOGLE].map((api) => api.client);
+  writeFileSync(
+    path.join(root, "hooks.mjs"),
+    [
+      'import { appendFileSync } from "node:fs";',
+      `const clients = ${JSON.stringify(clients)};`,
+      "export async function resolve(specifier, context, next) {",
+      `  if (clients.includes(specifier)) appendFileSync(${JSON.stringify(file)}, specifier + "\\n");`,
+      "  return next(specifier, context);",
+      "}",
+    ].join("\n"),
+  );
+  writeFileSync(
+    path.join(root, "register.mjs"),
+    'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
+  );
+  return { NODE_OPTIONS: `--import ${path.join(root, "register.mjs")}` };
+}
+
 /** A model's name as its API knows it. */
 function bare(model: string): string {
   return model.slice(model.indexOf("/") + 1);
@@ -238,6 +266,22 @@ describe.each([ANTHROPIC, GOOGLE])("eb eval -m $name/MODEL through its own clien
     const cached = Object.fromEntries(rowsOf(path.join(root, "again")).map((r) => [r.id, r]));
     expect(cached.good).toMatchObject({ status: "passed", cached: true });
     expectKeyNowhere(root, key, [first, again]);
+  });
+
+  it("loads its own client only, and only to call: a cached re-run loads none", async () => {
+    server = await startLoopbackServer(script(api));
+    const root = project(api, [caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])]);
+    const loaded = path.join(root, "loaded.txt");
+    const env = { [api.keyVariable]: freshKey(), ...loadRecorder(root, loaded) };
+    const first = await evalProvider(api, root, env, ["--out", "one"]);
+    expect(first.code, first.stderr).toBe(0);
+    const clients = () =>
+      existsSync(loaded) ? readFileSync(loaded, "utf8").trim().split("\n") : [];
+    expect(clients()).toEqual([api.client]);
+    const again = await evalProvider(api, root, env, ["--out", "two"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(clients()).toEqual([api.client]);
   });
 
   it("retries a 429 after its Retry-After, under eb's retries", async () => {
@@ -338,8 +382,11 @@ describe("eb eval -m openai/MODEL, and the sampling settings", () => {
       "cases.jsonl": `${caseLine("a", "hi", [{ type: "contains", all: ["echo"] }])}\n`,
     });
     const args = ["eval", "cases.jsonl", "-m", "openai/mock", "--api-base", server.baseURL];
-    const result = await runEb(args, { cwd: root, env: { EVAL_BANANA_API_KEY: "sk-test" } });
+    const loaded = path.join(root, "loaded.txt");
+    const env = { EVAL_BANANA_API_KEY: "sk-test", ...loadRecorder(root, loaded) };
+    const result = await runEb(args, { cwd: root, env });
     expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(loaded), "a provider's client was loaded").toBe(false);
     expect(server.requests.map((r) => (r.json as { model: string }).model)).toEqual(["mock"]);
     const batch = await runEb([...args, "--batch"], {
       cwd: root,
