@@ -15,6 +15,9 @@ export default defineConfig([
     input: { eb: "dist/cli/main.js" },
     platform: "node",
     logLevel: "warn",
+    // The providers' own clients stay packages of their own, imported only by a run that calls
+    // one (src/model/providers/): bundled, they would be most of the bundle and none of its use.
+    external: [/^@anthropic-ai\/sdk(\/|$)/, /^@google\/genai(\/|$)/],
     // Dependencies bundled too: their module graphs are most of the start-up cost.
     output: {
       dir: OUT_DIR,

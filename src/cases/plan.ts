@@ -8,6 +8,13 @@ import type { ChatRequest, ChatTarget } from "../model/chat.js";
 import { createCommandTarget, missingProgram } from "../model/command-target.js";
 import { FailureStop } from "../model/failure-stop.js";
 import { Limiters } from "../model/limiter.js";
+import {
+  baseOf,
+  checkBatchModels,
+  compatibleModel,
+  type ProviderAccess,
+  providerAccess,
+} from "../model/providers/route.js";
 import { responseLimitBytes } from "../model/response-limit.js";
 import { isRateLimit } from "../model/retry.js";
 import type { CaseTarget, ChatResult } from "../model/types.js";
@@ -105,6 +112,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
   await checkGraderPython(loaded.cases, casesFile, processes);
   const judgeModel = judgeModelFor(loaded.cases, settings, casesFile);
   const model = request.target.kind === "model" ? request.target.model : undefined;
+  if (options.batch) checkBatchModels([model, judgeModel]);
   const endpoint = await openEndpoint(options, { settings, config }, { model, judgeModel }, signal);
   const { scrubber, cache, cached, limiters, budget, chat, race, judge, judgeVersions } = endpoint;
   const built = await buildTarget(request, { chat, cache, settings, cwd, options });
@@ -177,16 +185,20 @@ export async function openEndpoint(
   { model, judgeModel }: { model: string | undefined; judgeModel: string | null },
   signal: AbortSignal,
 ): Promise<Endpoint> {
-  const access = endpointAccess(options, settings, model, judgeModel);
-  const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? null);
+  const compatible = [compatibleModel(model) ?? undefined, compatibleModel(judgeModel)] as const;
+  const access = endpointAccess(options, settings, ...compatible);
+  const { apiKey, cache: reads } = options;
+  const env = environmentOf(options);
+  const providers = providerAccess([model, judgeModel], { env, apiKey, apiBase: settings.apiBase });
+  const calls = access !== null || providers.length > 0;
+  const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? apiKey ?? null);
   const cache = createCache(settings.cacheDir, scrubber);
   const limiters = limitersOf(settings);
   const budget = budgetOf(settings, config.pricing, [model ?? null, judgeModel]);
-  const cached = access === null || options.cache === false ? null : cache;
-  const chat =
-    access === null
-      ? null
-      : meteredBy(budget, config, await chatTarget(settings, access.key, cached, limiters));
+  const cached = !calls || reads === false ? null : cache;
+  const chat = calls
+    ? meteredBy(budget, config, await chatTarget(settings, { access, providers, cached, limiters }))
+    : null;
   const refusal = access === null ? null : refusalAdvice(access, settings.apiBase);
   const failureStop = (who: string) => new FailureStop(who, signal, refusal);
   const race = interrupter(signal);
@@ -255,8 +267,8 @@ function batchOf(
 const DEFAULT_POLL_MS = 30_000;
 
 async function cacheLookup(cache: Cache, apiBase: string): Promise<NonNullable<Plan["lookup"]>> {
-  const { cachedAnswer } = await import("../model/chat.js");
-  return (request, sample) => cachedAnswer(cache, apiBase, request, sample);
+  const { routedCachedAnswer } = await import("../model/providers/target.js");
+  return (request, sample) => routedCachedAnswer(cache, apiBase, request, sample);
 }
 
 /** `--max-cost` prices every call, so each model called needs a price. */
@@ -338,7 +350,8 @@ function resumedSettings(
  * credentials left out.
  */
 function endpointOf(target: TargetInfo, configured: string): string {
-  if (target.kind !== "model" || redactUrl(configured) === target.api_base) return configured;
+  if (target.kind !== "model") return configured;
+  if (redactUrl(baseOf(target.model, configured)) === target.api_base) return configured;
   return target.api_base;
 }
 
@@ -476,17 +489,22 @@ function missingKey(apiBase: string, model: string | undefined, judge: string | 
   );
 }
 
-/** The OpenAI client loads only when a run calls the endpoint (it is the heaviest import). */
+/** The chat targets load only when a run calls an endpoint; each provider's client at its first call. */
 async function chatTarget(
   settings: EvalConfig,
-  apiKey: string | null,
-  cache: Cache | null,
-  limiters: Limiters,
+  calls: {
+    access: EndpointAccess | null;
+    providers: ProviderAccess[];
+    cached: Cache | null;
+    limiters: Limiters;
+  },
 ): Promise<ChatTarget> {
-  const { createChatTarget } = await import("../model/chat.js");
-  return createChatTarget({
+  const { createRoutedTarget } = await import("../model/providers/target.js");
+  const { access, providers, cached: cache, limiters } = calls;
+  return createRoutedTarget({
+    providers,
     baseURL: settings.apiBase,
-    apiKey,
+    apiKey: access?.key ?? null,
     timeoutMs: settings.timeoutSeconds * 1000,
     maxRetries: settings.maxRetries,
     maxRetryWaitMs: settings.maxRetryWaitSeconds * 1000,
@@ -533,7 +551,8 @@ async function buildTarget(
     temperature: request.temperature,
     ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
   });
-  return { target, info: { kind: "model", model, api_base: redactUrl(parts.settings.apiBase) } };
+  const apiBase = redactUrl(baseOf(model, parts.settings.apiBase));
+  return { target, info: { kind: "model", model, api_base: apiBase } };
 }
 
 function racing(chat: ChatTarget, race: Race): ChatTarget {

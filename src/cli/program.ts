@@ -183,6 +183,10 @@ Targets (exactly one):
   -m MODEL         each case's messages go to POST <api-base>/chat/completions; the API key is
                    read from EVAL_BANANA_API_KEY, else OPENAI_API_KEY (never a flag or a file);
                    a local endpoint (--api-base other than api.openai.com) needs none
+  -m anthropic/M   the Anthropic Messages API through its client (key: ANTHROPIC_API_KEY, else
+                   EVAL_BANANA_API_KEY; max_tokens 4096 unless --max-tokens); -m google/M the
+                   Gemini API (GEMINI_API_KEY or GOOGLE_API_KEY, else EVAL_BANANA_API_KEY); an
+                   --api-base off api.openai.com is then that API's root; openai/M is M above
   --target CMD     CMD runs once per sample, without a shell, in --cwd; it reads
                    {"id","stratum","messages","sample"} as JSON on stdin and prints its output on
                    stdout; a non-zero exit or a run past --timeout-seconds is an error sample.

@@ -45,6 +45,16 @@ export interface ChatTargetOptions {
   cache: Cache | null;
   /** Calls in flight per model (see limiter.ts); none: as many as the callers make. */
   limiters?: Limiters;
+  /** How one attempt goes out and its answer is read; none: chat completions, as below. */
+  wire?: Wire;
+}
+
+/** Another API's request and answer (see providers/); the cache, retries and limits stay these. */
+export interface Wire {
+  /** One attempt; what may be retried rejects as retry.ts's errors (a StatusError, ...). */
+  send(request: ChatRequest, signal: AbortSignal | undefined): Promise<unknown>;
+  /** The answer as a result; throws saying what is wrong with it. */
+  read(answer: unknown, requestedModel: string): Omit<ChatResult, "ms" | "cached">;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -79,6 +89,7 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
     const body = JSON.stringify(chatBody(request));
     const limiter = options.limiters?.of(options.baseURL, request.model);
     const post = async (own: AbortSignal | undefined) => {
+      if (options.wire) return options.wire.send(request, own);
       const answer = await (await http())({
         method: "POST",
         url,
@@ -101,7 +112,8 @@ export function createChatTarget(options: ChatTargetOptions): ChatTarget {
     }
     const ms = Math.round(performance.now() - started);
     try {
-      return { ...interpretCompletion(answer, request.model), ms, cached: false };
+      const read = options.wire?.read ?? interpretCompletion;
+      return { ...read(answer, request.model), ms, cached: false };
     } catch (error) {
       throw failure(`${describe(request.model)}: ${errorText(error)}`, options);
     }
@@ -145,13 +157,13 @@ function answerBody(answer: HttpAnswer): unknown {
 }
 
 /** UTF-8, a leading BOM dropped (as fetch's Response reads it). */
-function textOf(body: Buffer): string {
+export function textOf(body: Buffer): string {
   const text = body.toString("utf8");
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** "503 overloaded": the status and what the API says went wrong, as the OpenAI client words it. */
-function statusError(answer: HttpAnswer, text: string): StatusError {
+export function statusError(answer: HttpAnswer, text: string): StatusError {
   const detail = apiErrorText(text) || "status code (no body)";
   return new StatusError(answer.status, answer.headers, `${answer.status} ${detail}`);
 }

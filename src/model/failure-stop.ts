@@ -49,8 +49,9 @@ export class FailureStop {
   private verdict(error: unknown): unknown {
     // An interrupted call failed because the run is ending, not because of the endpoint.
     if (this.signal.aborted || error instanceof RunStoppedError) return error;
-    if (error instanceof AccessRefusedError && this.refusal !== null) {
-      return new RunStoppedError(`${error.message}. Stopped: ${this.refusal}.`, EXIT.couldNotRun);
+    const advice = error instanceof AccessRefusedError ? (error.advice ?? this.refusal) : null;
+    if (error instanceof Error && advice !== null) {
+      return new RunStoppedError(`${error.message}. Stopped: ${advice}.`, EXIT.couldNotRun);
     }
     if (this.answered) return error;
     const message = error instanceof Error ? error.message : String(error);

@@ -9,6 +9,8 @@ export class AccessRefusedError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** What to do about it (which variable to set), when the caller knows better than the run. */
+    readonly advice: string | null = null,
   ) {
     super(message);
   }

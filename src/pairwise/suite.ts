@@ -4,6 +4,7 @@ import type { Endpoint } from "../cases/plan.js";
 import { costOf, tokensOf } from "../cases/price.js";
 import type { Config, EvalConfig } from "../config/load.js";
 import { InputError } from "../errors.js";
+import { baseOf } from "../model/providers/route.js";
 import { runFiles } from "../render/files.js";
 import type { PairwiseFigures } from "../report/blocks.js";
 import { type PairwiseRow, type PairwiseSettings, pairwiseRowSchema } from "../report/record.js";
@@ -103,7 +104,7 @@ function pairwiseSettings(plan: PairwisePlan): PairwiseSettings {
     cases_file: plan.inputs.casesFile,
     cases_sha256: plan.inputs.casesSha256,
     judge_model: plan.judgeModel,
-    api_base: redactUrl(plan.settings.apiBase),
+    api_base: redactUrl(baseOf(plan.judgeModel, plan.settings.apiBase)),
     criteria: plan.criteria,
     samples: plan.inputs.samples,
   };
@@ -136,7 +137,7 @@ async function pairCost(plan: PairwisePlan, item: PairItem, sample: number): Pro
   const texts = textsOf(item.answers.get(sample)!);
   // No answer to show: nothing is called.
   if (typeof texts === "string") return 0;
-  const { cachedAnswer } = await import("../model/chat.js");
+  const { routedCachedAnswer } = await import("../model/providers/target.js");
   const { cached } = plan.endpoint;
   const calls = await Promise.all(
     pairPrompts(item, texts.base, texts.cand).map(async (prompt) => {
@@ -145,7 +146,7 @@ async function pairCost(plan: PairwisePlan, item: PairItem, sample: number): Pro
         messages: [{ role: "user" as const, content: prompt }],
         temperature: 0,
       };
-      const hit = cached && (await cachedAnswer(cached, plan.settings.apiBase, request, 0));
+      const hit = cached && (await routedCachedAnswer(cached, plan.settings.apiBase, request, 0));
       return {
         model: plan.judgeModel,
         cached: Boolean(hit),

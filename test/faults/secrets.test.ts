@@ -81,7 +81,14 @@ describe("the API key never leaves the environment", () => {
     // Anything eb puts in a temporary folder lands in the project too, and is searched.
     const tmp = path.join(root, "tmp");
     mkdirSync(tmp);
-    const env = { EVAL_BANANA_API_KEY: secret.key, TMPDIR: tmp };
+    // The providers' variables hold it too: set beside a model of the OpenAI-compatible
+    // endpoint, they are read by nothing, and written nowhere either.
+    const providers = ["ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"];
+    const env = {
+      EVAL_BANANA_API_KEY: secret.key,
+      TMPDIR: tmp,
+      ...Object.fromEntries(providers.map((name) => [name, secret.key])),
+    };
     const base = ["eval", "cases.jsonl", "-m", "mock", "--api-base", server.baseURL];
     const flags = ["--judge", "judge-m", "--max-retries", "1", "-k", "2", "--verbose"];
     const first = await runEb([...base, ...flags], { cwd: root, env });
