@@ -6,6 +6,7 @@ import {
   buildDocument,
   type DocumentMeta,
   type ItemText,
+  judgeCacheSchema,
   type RunDocument,
 } from "./document.js";
 import { parseJsonOrNull } from "./json.js";
@@ -53,6 +54,7 @@ type WrittenOutput = z.output<typeof writtenOutputSchema>;
 const writtenReportSchema = z.object({
   pass_threshold: nullable(z.number().min(0).max(1)),
   budget: budgetSchema.catch(null).default(null),
+  judge_cache: judgeCacheSchema.catch(null).default(null),
   run: nullable(z.object({ target: nullable(z.string()), judge: nullable(z.string()) })),
   not_run: nullable(z.array(z.object({ id: z.string(), stratum: z.string() }))),
   items: z
@@ -73,7 +75,7 @@ const writtenReportSchema = z.object({
 
 /**
  * What a run wrote in its report.json that its rows do not hold: the gate's threshold, the
- * budget, its target and judge as the run named them (`model m (m-2025-01-01) at URL`; the
+ * budget, how many judge verdicts came from the cache, its target and judge as the run named them (`model m (m-2025-01-01) at URL`; the
  * manifest has only `m`), the items it planned and never ran, and each item's type, description,
  * source, line and input (the case's messages). Null for a rows file outside a run folder, or a report.json
  * that is missing or not JSON: the rows alone then make the document.
@@ -81,6 +83,7 @@ const writtenReportSchema = z.object({
 export interface WrittenReport {
   passThreshold: number | null;
   budget: RunDocument["budget"];
+  judgeCache: RunDocument["judge_cache"];
   run: Pick<RunDocument["run"], "target" | "judge"> | null;
   notRun: RunDocument["not_run"] | null;
   texts: ReadonlyMap<string, ItemText>;
@@ -95,10 +98,18 @@ export async function readWrittenReport(rowsFile: string): Promise<WrittenReport
   if (text === null) return null;
   const parsed = writtenReportSchema.safeParse(parseJsonOrNull(text));
   if (!parsed.success) return null;
-  const { pass_threshold, budget, run, not_run, items } = parsed.data;
+  const { pass_threshold, budget, judge_cache, run, not_run, items } = parsed.data;
   const texts = new Map(items.map(({ id, outcomes: _, ...fields }) => [id, fields]));
   const outputs = new Map(items.map(({ id, outcomes }) => [id, outcomes]));
-  return { passThreshold: pass_threshold, budget, run, notRun: not_run, texts, outputs };
+  return {
+    passThreshold: pass_threshold,
+    budget,
+    judgeCache: judge_cache,
+    run,
+    notRun: not_run,
+    texts,
+    outputs,
+  };
 }
 
 /** The document of rows already read (a leaderboard's runs), without reading them again. */
@@ -170,6 +181,7 @@ function metaOf(
     // A run that never ended (killed) is as incomplete as one interrupted.
     interrupted: m !== null && m.started_at !== null && (m.interrupted ?? true),
     budget: written?.budget ?? null,
+    judgeCache: written?.judgeCache ?? null,
     budgetExhausted: m?.budget_exceeded ?? false,
   };
 }
