@@ -146,6 +146,7 @@ const EVAL_SETTINGS = [
   "eval.pass_threshold",
   "core.shard",
   "report.formats",
+  "report.scope",
 ] as const satisfies readonly SettingId[];
 
 const EVAL_HELP = `
@@ -426,14 +427,14 @@ GitHub Actions (eb run, eb eval and eb compare alike, detected from the environm
   eb compare BASE CAND --markdown > comment.md   the body of one sticky pull-request comment
 `;
 
-program
-  .command("compare")
+addSettingOptions(program.command("compare"), ["report.scope"])
   .summary("paired regression gate: candidate run against a baseline")
   .description(
     "Paired regression gate of a candidate run against a baseline, by item id. Verdicts: " +
       "pass (the interval's lower bound is above -margin), regression (the upper bound is " +
       "below 0 and the drop exceeds the margin), inconclusive (neither: the suite is too small " +
-      "or too noisy to tell; it then estimates the items the suite would need). Exit 0 pass, " +
+      "or too noisy to tell; it then estimates the samples per case, or with --scope population " +
+      "the items, that would tell). Exit 0 pass, " +
       "1 regression or inconclusive (see --inconclusive), 2 when the runs share no item.",
   )
   .argument("<baseline>", "baseline run folder or rows file (or latest~1, …)")
@@ -473,7 +474,7 @@ program
 
 /** eb eval's settings but its own gate's and the shard: a pairwise run judges every pair. */
 const PAIRWISE_SETTINGS = EVAL_SETTINGS.filter(
-  (id) => id !== "eval.pass_threshold" && id !== "core.shard",
+  (id) => id !== "eval.pass_threshold" && id !== "core.shard" && id !== "report.scope",
 );
 
 const PAIRWISE_HELP = `

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { didYouMean, InputError } from "../errors.js";
+import { DEFAULT_SCOPE, SCOPES, type Scope } from "../stats/types.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
@@ -96,6 +97,8 @@ export interface Config {
   eval: EvalConfig;
   /** `[report] formats`: what a run folder holds beside rows.jsonl and report.json. */
   reportFormats: ReportFormat[];
+  /** `[report] scope`: the question the paired gate answers. */
+  scope: Scope;
   /** `[pricing."MODEL"]`: dollars per million input and output tokens. */
   pricing: Pricing;
   /** Things worth telling the user that do not stop the run (legacy keys). */
@@ -170,6 +173,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       passThreshold: get("eval.pass_threshold"),
     },
     reportFormats: reportFormatsOf(get("report.formats")),
+    scope: SCOPES.find((scope) => scope === get("report.scope")) ?? DEFAULT_SCOPE,
     pricing: file.data.pricing ?? {},
     warnings: file.warnings,
   };

@@ -3,6 +3,7 @@ import { type CompareOptions, type Comparison, comparePaired } from "../stats/co
 import type { Change, CompareBlock, CompareFigures } from "./blocks.js";
 import type { DocumentItem, RunDocument } from "./document.js";
 import type { ManifestSummary } from "./manifest.js";
+import { question } from "./question.js";
 import {
   documentOf,
   locationOf,
@@ -116,8 +117,10 @@ export function compareFigures(
     paired: c.n,
     margin: c.margin,
     verdict: c.verdict,
+    scope: c.scope,
     mde: Number.isNaN(c.mde) ? null : c.mde,
     items_needed: c.itemsNeeded,
+    samples_needed: c.samplesNeeded,
     broke: c.broke,
     fixed: c.fixed,
     missing_from_candidate: c.missingFromCandidate,
@@ -252,7 +255,7 @@ export function comparisonGate(
   const passed =
     block.verdict === "pass" || (block.verdict === "inconclusive" && inconclusive === "pass");
   const policy = block.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[inconclusive] : "";
-  const rule = `paired compare with the baseline ${baseline} at margin ${block.margin} → ${block.verdict}${policy}`;
+  const rule = `paired compare with the baseline ${baseline} at margin ${block.margin} → ${block.verdict} ${question(block)}${policy}`;
   return { passed, rule };
 }
 
