@@ -15,14 +15,22 @@
 import { type Adjustment, adjustedLevel } from "./adjust.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
 import {
-  type CaseCounts,
   casesHalfWidths,
   everyCaseResampled,
+  type Groups,
   groupBound,
   grouped,
   groupMean,
+  groupsHalfWidths,
 } from "./cases.js";
-import { binomial, binomialLogPmf, normalCdf, normalQuantile, twoSidedZ } from "./distributions.js";
+import {
+  binomialLogPmf,
+  hypergeometric,
+  multinomial,
+  normalCdf,
+  normalQuantile,
+  twoSidedZ,
+} from "./distributions.js";
 import {
   clopperPearsonBounds,
   clopperPearsonHigh,
@@ -478,39 +486,139 @@ const CASES_RUNS = 1000;
 
 /**
  * The cases scope's chance of a regression verdict under a drop d, from the gate itself on
- * simulated runs of these cases: each case passes each sample with its pooled rate over both
- * runs (no change), both runs' samples are drawn afresh, and the cases break (candidate passes
- * nothing) one by one in a random order until the gate says regression. The cases are taken in
- * an order of their counts alone, so the MDE does not depend on their names or order.
+ * simulated runs of these cases: each case passes each sample with its pooled share over both
+ * runs (no change), both runs' samples are drawn afresh, and cases break (the candidate passes
+ * nothing) one by one in a random order until the gate says regression. The gate needs only how
+ * many cases pass how many samples, so the runs are drawn as those counts: by class of cases
+ * alike (same pooled share and samples), and the cases broken first as hypergeometric draws from
+ * them. The work does not grow with the number of cases, and the MDE depends on the counts alone,
+ * not on the cases' names or order.
  */
 function simulatedCasesChance(p: PairedScores, rate: number, level: number, margin: number) {
   const n = p.base.length;
   const rng = createRng(SIMULATION_SEED);
-  const cases = canonicalOrder(p);
-  const pooled = cases.base.map((b, i) => {
-    const [kb, kc] = [cases.baseN[i]!, cases.candN[i]!];
-    return (b * kb + cases.cand[i]! * kc) / (kb + kc);
-  });
+  const classes = caseClasses(p);
   const caughtWith = new Float64Array(n + 1);
   for (let run = 0; run < CASES_RUNS; run++) {
-    const fewest = fewestCaught(n, casesCaughtAt(answeredRun(cases, pooled, rng), level, margin));
+    const fewest = fewestCasesBroken(simulatedCounts(classes, rng), level, margin, rng);
     for (let x = fewest; x <= n; x++) caughtWith[x]! += 1 / CASES_RUNS;
   }
   return brokenChance(caughtWith, rate);
 }
 
-/** Fresh answers for every case at its rate, both sides, the cases in a random order. */
-function answeredRun(p: PairedScores, rates: Float64Array, rng: Rng): PairedScores {
-  const n = p.base.length;
-  const order = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rng.uniform() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
+/** Cases alike for the simulation: pooled pass share and samples per side, and how many. */
+interface CaseClass {
+  rate: number;
+  baseK: number;
+  candK: number;
+  cases: number;
+}
+
+function caseClasses(p: PairedScores): CaseClass[] {
+  const classes = new Map<string, CaseClass>();
+  for (let i = 0; i < p.base.length; i++) {
+    const [baseK, candK] = [p.baseN[i]!, p.candN[i]!];
+    const rate = (p.base[i]! * baseK + p.cand[i]! * candK) / (baseK + candK);
+    const key = `${rate}/${baseK}/${candK}`;
+    const known = classes.get(key);
+    if (known) known.cases += 1;
+    else classes.set(key, { rate, baseK, candK, cases: 1 });
   }
-  const draw = (samples: Float64Array) =>
-    Float64Array.from(order, (i) => binomial(rng, samples[i]!, rates[i]!) / samples[i]!);
-  const pick = (values: Float64Array) => Float64Array.from(order, (i) => values[i]!);
-  return { base: draw(p.baseN), cand: draw(p.candN), baseN: pick(p.baseN), candN: pick(p.candN) };
+  // Sorted: the same counts give the same draws whatever order the cases came in.
+  return [...classes.entries()].sort(([a], [b]) => byId(a, b)).map(([, c]) => c);
+}
+
+/** One simulated pair of runs as counts: how many cases pass how many samples, per side. */
+interface SimulatedCounts {
+  base: Groups;
+  cand: Groups;
+}
+
+function simulatedCounts(classes: readonly CaseClass[], rng: Rng): SimulatedCounts {
+  const base = emptyGroups();
+  const cand = emptyGroups();
+  for (const c of classes) {
+    addDrawn(base, c.cases, c.baseK, c.rate, rng);
+    addDrawn(cand, c.cases, c.candK, c.rate, rng);
+  }
+  return { base, cand };
+}
+
+function emptyGroups(): Groups {
+  return { passes: [], samples: [], cases: [], n: 0 };
+}
+
+/** `cases` cases of k samples at `rate`, as how many pass 0, 1, …, k samples (a multinomial). */
+function addDrawn(groups: Groups, cases: number, k: number, rate: number, rng: Rng): void {
+  const weights = Float64Array.from({ length: k + 1 }, (_, s) =>
+    Math.exp(binomialLogPmf(s, k, rate)),
+  );
+  const counts = new Float64Array(k + 1);
+  multinomial(rng, cases, weights, counts);
+  counts.forEach((count, s) => {
+    if (count > 0) addGroup(groups, s, k, count);
+  });
+}
+
+function addGroup(groups: Groups, passes: number, samples: number, cases: number): void {
+  const at = groups.passes.findIndex((s, j) => s === passes && groups.samples[j] === samples);
+  if (at >= 0) groups.cases[at]! += cases;
+  else {
+    groups.passes.push(passes);
+    groups.samples.push(samples);
+    groups.cases.push(cases);
+  }
+  groups.n += cases;
+}
+
+/**
+ * The fewest cases that, broken in a random order, the gate calls regression (n + 1 if none),
+ * by bisection on their number, computing only what a regression needs: delta < −margin and the
+ * upper bound below 0, from the candidate's upper bound and the baseline's lower one (which
+ * breaking candidate cases leaves as it is). Which cases break first is drawn as the bisection
+ * asks: those among the first x, given those among the first `low` and the first `high`, are a
+ * hypergeometric draw from the ones in between, so every x sees one random order.
+ */
+function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, rng: Rng): number {
+  const n = run.cand.n;
+  const baseMean = groupMean(run.base);
+  const baseSide = baseMean - groupBound(run.base, level, -1);
+  const caughtAt = (broken: readonly number[]): boolean => {
+    const cand = emptyGroups();
+    run.cand.cases.forEach((count, j) => {
+      const kept = count - broken[j]!;
+      if (kept > 0) addGroup(cand, run.cand.passes[j]!, run.cand.samples[j]!, kept);
+      if (broken[j]! > 0) addGroup(cand, 0, run.cand.samples[j]!, broken[j]!);
+    });
+    const candMean = groupMean(cand);
+    const delta = candMean - baseMean;
+    if (!(delta < -margin)) return false;
+    return delta + Math.hypot(groupBound(cand, level, 1) - candMean, baseSide) < 0;
+  };
+  let high = { x: n, broken: [...run.cand.cases] };
+  if (!caughtAt(high.broken)) return n + 1;
+  let low = { x: 0, broken: run.cand.cases.map(() => 0) };
+  while (high.x - low.x > 1) {
+    const x = (low.x + high.x) >> 1;
+    const between = high.broken.map((h, j) => h - low.broken[j]!);
+    const drawn = multivariateHypergeometric(rng, between, x - low.x);
+    const middle = { x, broken: low.broken.map((l, j) => l + drawn[j]!) };
+    if (caughtAt(middle.broken)) high = middle;
+    else low = middle;
+  }
+  return high.x;
+}
+
+/** `draws` taken without replacement from groups of the given sizes: how many from each. */
+function multivariateHypergeometric(rng: Rng, sizes: readonly number[], draws: number): number[] {
+  let total = sizes.reduce((a, b) => a + b, 0);
+  let left = draws;
+  return sizes.map((size) => {
+    const taken = hypergeometric(rng, total, size, left);
+    total -= size;
+    left -= taken;
+    return taken;
+  });
 }
 
 /** The same pairs, sorted by their scores and sample counts. */
@@ -552,26 +660,6 @@ function fewestBroken(run: PairedScores, level: number, margin: number): number 
     return saysRegression(broken, level, margin);
   };
   return fewestCaught(run.base.length, caughtAt);
-}
-
-/**
- * Whether the cases gate says regression with the first x cases broken, as gateBounds would
- * (the same bounds), computing only what the verdict needs: a regression needs delta < −margin
- * and the upper bound below 0, and the upper bound needs the candidate's upper bound and the
- * baseline's lower one, which breaking candidate cases leaves as it is.
- */
-function casesCaughtAt(run: PairedScores, level: number, margin: number) {
-  const base = grouped(counts(run, "base"));
-  const baseMean = groupMean(base);
-  const baseSide = baseMean - groupBound(base, level, -1);
-  const { passes, samples } = counts(run, "cand");
-  return (x: number): boolean => {
-    const cand = grouped({ passes: passes.map((s, i) => (i < x ? 0 : s)), samples });
-    const candMean = groupMean(cand);
-    const delta = candMean - baseMean;
-    if (!(delta < -margin)) return false;
-    return delta + Math.hypot(groupBound(cand, level, 1) - candMean, baseSide) < 0;
-  };
 }
 
 /** The fewest items that, broken (first to last), the gate calls regression; n + 1 if none. */
@@ -708,13 +796,14 @@ export function samplesNeeded(p: PairedScores, margin: number, level = 0.95): nu
   if (p.base.length === 0 || !(margin > 0) || intervalOf(p, "cases") !== "cases") return null;
   const z = twoSidedZ(level);
   const target = (margin * z) / (z + Z_POWER_80);
-  const [base, cand] = [counts(p, "base"), counts(p, "cand")];
-  const scaled = (c: CaseCounts, r: number): CaseCounts => ({
-    passes: Float64Array.from(c.passes, (x) => x * r),
-    samples: Float64Array.from(c.samples, (k) => k * r),
+  const [base, cand] = [grouped(counts(p, "base")), grouped(counts(p, "cand"))];
+  const scaled = (g: Groups, r: number): Groups => ({
+    ...g,
+    passes: g.passes.map((x) => x * r),
+    samples: g.samples.map((k) => k * r),
   });
-  const down = (r: number) => casesHalfWidths(scaled(base, r), scaled(cand, r), level).down;
-  const most = Math.max(...p.baseN, ...p.candN);
+  const down = (r: number) => groupsHalfWidths(scaled(base, r), scaled(cand, r), level).down;
+  const most = Math.max(...base.samples, ...cand.samples);
   if (down(1) <= target) return most;
   let enough = 2;
   while (down(enough) > target) {
