@@ -163,7 +163,7 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
     const worse = await evalIn(root, ["--baseline", baseline!, "--margin", "0.25"]);
     expect(worse.code).toBe(1);
     expect(worse.stdout).toContain("broke 20 items");
-    expect(lastLines(worse.stdout, 1)[0]).toContain("→ regression → failed");
+    expect(lastLines(worse.stdout, 1)[0]).toContain("→ regression on these 20 cases → failed");
   });
 
   it("latest is the newest run before this one", async () => {
