@@ -82,8 +82,10 @@ const BISECTIONS = 40;
 /**
  * One side's score bound on the mean pass chance of its cases (Miettinen & Nurminen 1985, with
  * every case its own stratum): the furthest mean m, below the observed (`side` −1) or above it
- * (+1), that the score test does not reject: |m̂ − m| ≤ z·√V(m), V(m) the variance of the mean
- * when each case's chance is the likeliest one that gives the mean m. A case that always passed
+ * (+1), that the score test does not reject: |m̂ − m| − c ≤ z·√V(m), V(m) the variance of the
+ * mean when each case's chance is the likeliest one that gives the mean m, and c half a sample's
+ * weight in the mean (Yates's continuity correction: without it a drop of the margin on cases
+ * at 99% with 3 samples each passed up to 4.1% of the time in bench/coverage, 2.9% with it). A case that always passed
  * has no variance at the observed rates, but does under a lower mean: it is where a drop could
  * hide unseen, so a run that saw only passes still bounds the mean below 1 by about
  * z²/((k − 1)·n), as Wilson's interval bounds a proportion by z²/trials.
@@ -100,9 +102,11 @@ export function groupBound(c: Groups, level: number, side: -1 | 1): number {
   for (let j = 0; j < c.cases.length; j++) total += c.samples[j]! * c.cases[j]!;
   // θ runs over (0, ∞) below the observed mean and (−∞, 0) above; u ∈ (0, 1) maps onto it.
   const thetaOf = (u: number) => (side * -total * u) / (1 - u);
+  // Half a sample: the continuity correction (Yates), as the passes are whole counts.
+  const correction = 0.5 / total;
   const outside = (u: number) => {
     const { mean, variance } = constrainedMoments(c, thetaOf(u));
-    return Math.abs(observed - mean) > z * Math.sqrt(variance);
+    return Math.abs(observed - mean) - correction > z * Math.sqrt(variance);
   };
   let low = 0;
   let high = 1;

@@ -52,13 +52,16 @@ describe("the cases scope: is the candidate worse on these cases?", () => {
     expect(verdict(3).verdict).toBe("inconclusive");
     expect(verdict(3).samplesNeeded).toBeGreaterThan(3);
     expect(verdict(5).verdict).toBe("pass");
-    // Nothing failed: a drop could hide only in answers not yet seen, about z²/((k − 1)·n).
-    expect(-verdict(5).low).toBeCloseTo(Z95 ** 2 / (4 * 60 + Z95 ** 2), 3);
+    // Nothing failed: a drop could hide only in answers not yet seen, about z²/((k − 1)·n)
+    // and half a sample (the continuity correction).
+    expect(-verdict(5).low).toBeGreaterThan(Z95 ** 2 / (4 * 60 + Z95 ** 2));
+    expect(-verdict(5).low).toBeLessThan(Z95 ** 2 / (4 * 60 + Z95 ** 2) + 1 / 300);
   });
 
-  it("bounds one case as the score test does: 10 of 10 gives z²/(9 + z²) below 1", () => {
+  it("bounds one case as the corrected score test does: 10 of 10, ε − 1/20 = z·√(ε(1 − ε)/9)", () => {
     const bound = caseMeanBound({ passes: [10], samples: [10] }, 0.95, -1);
-    expect(1 - bound).toBeCloseTo(Z95 ** 2 / (9 + Z95 ** 2), 6);
+    const gap = 1 - bound;
+    expect(gap - 0.05).toBeCloseTo(Z95 * Math.sqrt((gap * (1 - gap)) / 9), 6);
     expect(caseMeanBound({ passes: [10], samples: [10] }, 0.95, 1)).toBe(1);
     // Upper and lower bounds mirror each other.
     const low = caseMeanBound({ passes: [3, 7], samples: [10, 10] }, 0.95, -1);
