@@ -29,6 +29,7 @@ import {
   wilsonBounds,
 } from "../../src/stats/interval.js";
 import { createRng, type Rng } from "../../src/stats/rng.js";
+import type { Scope } from "../../src/stats/types.js";
 
 export interface Cell {
   kappa: number;
@@ -46,6 +47,8 @@ export interface CellConfig {
   resamples: number;
   margin: number;
   seed: number;
+  /** The question the gate answers; `cases` measures a drop of the margin on the run's cases. */
+  scope: Scope;
 }
 
 /**
@@ -183,13 +186,14 @@ function compareBounds(
   p: PairedScores,
   seed: number,
   resamples: number,
+  scope: Scope,
 ): Gate {
   if (method === "paired-t") {
     const diffs = p.cand.map((c, i) => c - p.base[i]!);
     const [low, high] = waldT(diffs);
     return { delta: meanDifference(p), low, high };
   }
-  const interval = pairedDeltaInterval(p, method, { resamples, seed });
+  const interval = pairedDeltaInterval(p, method, { resamples, seed, scope });
   return { delta: interval.estimate, low: interval.low, high: interval.high };
 }
 
@@ -221,15 +225,15 @@ function newTallies(runs: number, mdeRuns: number): Tallies {
   };
 }
 
-function defaultGate(p: PairedScores, margin: number) {
-  const interval = pairedDeltaInterval(p, DEFAULT_INTERVAL_METHOD);
+function defaultGate(p: PairedScores, margin: number, scope: Scope) {
+  const interval = pairedDeltaInterval(p, DEFAULT_INTERVAL_METHOD, { scope });
   const verdict = verdictOf(interval.estimate, interval.low, interval.high, margin);
   return { interval, verdict };
 }
 
 /** One simulated run: coverage, an unchanged rerun, and candidates with real drops. */
 function simulateRun(t: Tallies, cell: Cell, config: CellConfig, rng: Rng, run: number): void {
-  const { resamples, margin } = config;
+  const { resamples, margin, scope } = config;
   const p = drawPopulation(rng, cell);
   const base = drawRun(rng, p, cell.k);
   for (const method of INTERVAL_METHODS) {
@@ -239,21 +243,48 @@ function simulateRun(t: Tallies, cell: Cell, config: CellConfig, rng: Rng, run: 
   }
   const unchanged = paired(base, drawRun(rng, p, cell.k), cell.k);
   for (const method of COMPARE_METHODS) {
-    const r = compareBounds(method, unchanged, run, resamples);
+    const r = compareBounds(method, unchanged, run, resamples, scope);
     if (verdictOf(r.delta, r.low, r.high, margin) === "regression") t.falseRegression[method] += 1;
   }
-  const gate = defaultGate(unchanged, margin);
+  const gate = defaultGate(unchanged, margin, scope);
   if (gate.verdict === "inconclusive") t.inconclusive += 1;
-  if (run < t.mdes.length) t.mdes[run] = minimumDetectableDrop(unchanged, 0.95, margin);
-  const atMargin = dropped(rng, p, base, cell, margin);
-  if (defaultGate(atMargin, margin).verdict === "pass") t.passAtMargin += 1;
-  const twice = defaultGate(dropped(rng, p, base, cell, 2 * margin), margin);
+  if (run < t.mdes.length) t.mdes[run] = minimumDetectableDrop(unchanged, 0.95, margin, scope);
+  const atMargin = droppedByMargin(rng, p, base, cell, config);
+  if (defaultGate(atMargin, margin, scope).verdict === "pass") t.passAtMargin += 1;
+  const twice = defaultGate(dropped(rng, p, base, cell, 2 * margin), margin, scope);
   if (twice.verdict === "regression") t.power += 1;
   t.powerDeltas[run] = twice.interval.estimate;
 }
 
 function dropped(rng: Rng, p: Float64Array, base: Float64Array, cell: Cell, drop: number) {
   return paired(base, drawRun(rng, breakItems(rng, p, drop / cell.rate), cell.k), cell.k);
+}
+
+/**
+ * A candidate worse by exactly the margin. Population scope: items break at random, so the
+ * population's rate falls by the margin. Cases scope: the drop is on these cases, so every case's
+ * chance is scaled down by the same factor and their mean falls by exactly the margin (the
+ * hardest shape for the cases interval: cases that always passed start failing now and then).
+ */
+function droppedByMargin(
+  rng: Rng,
+  p: Float64Array,
+  base: Float64Array,
+  cell: Cell,
+  config: CellConfig,
+): PairedScores {
+  if (config.scope === "population") return dropped(rng, p, base, cell, config.margin);
+  const mean = p.reduce((a, b) => a + b, 0) / p.length;
+  const kept = Math.max(0, 1 - config.margin / mean);
+  return paired(
+    base,
+    drawRun(
+      rng,
+      p.map((pi) => pi * kept),
+      cell.k,
+    ),
+    cell.k,
+  );
 }
 
 /** Drops from the margin up to the whole rate, 25% apart: where the gate's power is measured. */
@@ -272,7 +303,8 @@ function drop80(cell: Cell, config: CellConfig, rng: Rng): number {
     for (let run = 0; run < config.ladderRuns; run++) {
       const p = drawPopulation(rng, cell);
       const base = drawRun(rng, p, cell.k);
-      if (defaultGate(dropped(rng, p, base, cell, drop), config.margin).verdict === "regression") {
+      const verdict = defaultGate(dropped(rng, p, base, cell, drop), config.margin, config.scope);
+      if (verdict.verdict === "regression") {
         caught += 1;
       }
     }
@@ -334,10 +366,11 @@ const RATE_EVENTS: Record<
     return interval.low <= cell.rate && cell.rate <= interval.high;
   },
   falseRegression: (cell, config, rng, p, base) =>
-    defaultGate(paired(base, drawRun(rng, p, cell.k), cell.k), config.margin).verdict ===
-    "regression",
+    defaultGate(paired(base, drawRun(rng, p, cell.k), cell.k), config.margin, config.scope)
+      .verdict === "regression",
   passAtMargin: (cell, config, rng, p, base) =>
-    defaultGate(dropped(rng, p, base, cell, config.margin), config.margin).verdict === "pass",
+    defaultGate(droppedByMargin(rng, p, base, cell, config), config.margin, config.scope)
+      .verdict === "pass",
 };
 
 /**

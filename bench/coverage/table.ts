@@ -16,6 +16,7 @@ export interface ReportInfo {
   ladderRuns: number;
   resamples: number;
   margin: number;
+  scope: string;
   workers: number;
   seconds: number;
 }
@@ -195,7 +196,7 @@ function intervalSection(results: readonly CellResult[]): string[] {
 function gateSection(results: readonly CellResult[], info: ReportInfo): string[] {
   const lines = [
     "",
-    `2. The gate (default ${DEFAULT}, margin ${info.margin}): % of unchanged compares saying`,
+    `2. The gate (default ${DEFAULT}, scope ${info.scope}, margin ${info.margin}): % of unchanged compares saying`,
     "   regression (reg); % of compares with a real drop equal to the margin saying pass (pass);",
     `   % of compares with a real drop of ${2 * info.margin} saying regression (det) beside an ideal`,
     "   one-sided 5% z-test that knows the true standard error (ideal); the median MDE printed on",

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { COMPARE_MARKER, comparisonMarkdown } from "../render/compare-markdown.js";
 import { comparisonText } from "../render/compare-text.js";
@@ -18,10 +19,10 @@ import type { SummaryOptions } from "../report/run-summary.js";
 import { terminalSafeJson, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
-import type { IntervalMethod } from "../stats/types.js";
+import type { IntervalMethod, Scope } from "../stats/types.js";
 import { compareToGithub } from "./github.js";
 import { writeHtmlPage } from "./html-page.js";
-import { intervalLevel } from "./options.js";
+import { intervalLevel, settingFlags } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation, runLocations, suiteAt } from "./run-location.js";
 import { writeJunit } from "./write-whole.js";
@@ -30,6 +31,8 @@ import { writeJunit } from "./write-whole.js";
 export interface GateFlags {
   margin: string;
   inconclusive: "fail" | "pass";
+  /** `[report] scope` as loaded (flag, environment, file, default). */
+  scope?: Scope;
 }
 
 export interface CompareFlags extends GateFlags {
@@ -51,7 +54,8 @@ export async function compareCommand(
   candidate: string,
   flags: CompareFlags,
 ): Promise<number> {
-  const options = compareOptions(flags);
+  const config = await loadConfig({ cwd: flags.cwd, flags: settingFlags({ ...flags }) });
+  const options = compareOptions({ ...flags, scope: config.scope });
   if (flags.json && flags.markdown) throw new InputError("--json and --markdown: pass one of them");
   const [base, cand] = (await runLocations([baseline, candidate], flags.cwd)) as [string, string];
   // Each sample's outcome, and what the runs wrote beside their rows (each item's input and
@@ -99,7 +103,7 @@ export function compareOptions(flags: GateFlags & Partial<CompareFlags>): Compar
   if (!Number.isInteger(seed))
     throw new InputError(`--seed ${flags.seed}: expected a whole number`);
   const level = flags.level === undefined ? undefined : intervalLevel(flags.level);
-  return { margin, method: flags.interval, seed, level, adjust: flags.adjust };
+  return { margin, method: flags.interval, seed, level, adjust: flags.adjust, scope: flags.scope };
 }
 
 /** The warnings on stderr, then the comparison as text or JSON on stdout. */
@@ -115,9 +119,11 @@ export function printComparison(c: CompareFigures, json: boolean): void {
       missing: [...c.missing_from_candidate, ...c.missing_from_baseline],
       margin: c.margin,
       verdict: c.verdict,
+      scope: c.scope,
       n: c.paired,
       mde: c.mde,
       items_needed: c.items_needed,
+      samples_needed: c.samples_needed,
       strata: c.strata,
       warnings: c.warnings,
     };
@@ -157,6 +163,7 @@ export async function baselineGate(
   const gate: GateFlags = {
     margin: flags.margin ?? "0.02",
     inconclusive: flags.inconclusive ?? "fail",
+    scope: flags.scope,
   };
   const options = compareOptions(gate);
   const location = await runLocation(baseline, flags.cwd, baselineScope(flags, cases));

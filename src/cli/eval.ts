@@ -7,6 +7,7 @@ import { EXIT, InputError } from "../errors.js";
 import { gateLine, runText } from "../render/run-text.js";
 import type { RunDocument } from "../report/document.js";
 import { terminalSafe, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
+import type { Scope } from "../stats/types.js";
 import { githubAsked } from "./github-env.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
@@ -48,7 +49,7 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
-  const baseline = await baselineOf(flags, cases);
+  const baseline = await baselineOf({ ...flags, scope: config.scope }, cases);
   const argv = baseline
     ? pinBaseline(process.argv.slice(2), baseline.location)
     : process.argv.slice(2);
@@ -155,7 +156,7 @@ async function writeJunit(file: string, report: RunDocument): Promise<void> {
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
-async function baselineOf(flags: EvalFlags, cases: string | undefined) {
+async function baselineOf(flags: EvalFlags & { scope: Scope }, cases: string | undefined) {
   if (flags.baseline === undefined) {
     const gateFlags = [
       ["--margin", flags.margin],

@@ -162,6 +162,7 @@ const EVAL_SETTINGS = [
   "eval.pass_threshold",
   "core.shard",
   "report.formats",
+  "report.scope",
 ] as const satisfies readonly SettingId[];
 
 /** What `eb eval --help` shows first: what it does, and how it is used. */
@@ -461,14 +462,14 @@ GitHub Actions (eb run, eb eval and eb compare alike, detected from the environm
   eb compare BASE CAND --markdown > comment.md   the body of one sticky pull-request comment
 `;
 
-program
-  .command("compare")
+addSettingOptions(program.command("compare"), ["report.scope"])
   .summary("paired regression gate: candidate run against a baseline")
   .description(
     "Paired regression gate of a candidate run against a baseline, by item id. Verdicts: " +
       "pass (the interval's lower bound is above -margin), regression (the upper bound is " +
       "below 0 and the drop exceeds the margin), inconclusive (neither: the suite is too small " +
-      "or too noisy to tell; it then estimates the items the suite would need). Exit 0 pass, " +
+      "or too noisy to tell; it then estimates the samples per case, or with --scope population " +
+      "the items, that would tell). Exit 0 pass, " +
       "1 regression or inconclusive (see --inconclusive), 2 when the runs share no item.",
   )
   .argument("<baseline>", "baseline run folder or rows file (or latest~1, …)")
@@ -511,7 +512,7 @@ program
  * each order of every pair (no shard, no judge samples), gated on the net win rate.
  */
 const PAIRWISE_SETTINGS = EVAL_SETTINGS.filter(
-  (id) => !["eval.pass_threshold", "core.shard", "eval.judge_samples"].includes(id),
+  (id) => !["eval.pass_threshold", "core.shard", "eval.judge_samples", "report.scope"].includes(id),
 );
 
 const PAIRWISE_HELP = `

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { didYouMean, InputError, throwProblems } from "../errors.js";
+import { DEFAULT_SCOPE, SCOPES, type Scope } from "../stats/types.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
   type AgentOverride,
@@ -97,6 +98,8 @@ export interface Config {
   eval: EvalConfig;
   /** `[report] formats`: what a run folder holds beside rows.jsonl and report.json. */
   reportFormats: ReportFormat[];
+  /** `[report] scope`: the question the paired gate answers. */
+  scope: Scope;
   /** `[pricing."MODEL"]`: dollars per million input and output tokens. */
   pricing: Pricing;
   /** `[pricing."MODEL"] per_run`: estimated dollars of one harness-judge run. */
@@ -177,6 +180,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     reportFormats: reportFormatsOf(get("report.formats")),
     ...pricesOf(file.data.pricing ?? {}),
     maxCost: get("core.max_cost") ?? null,
+    scope: SCOPES.find((scope) => scope === get("report.scope")) ?? DEFAULT_SCOPE,
     warnings: file.warnings,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
+import { SCOPES } from "../stats/types.js";
 import { parseShard, SHARD_HELP } from "./shard-spec.js";
 
 /**
@@ -317,6 +318,16 @@ export const SETTINGS = [
     default: "md,html",
     placeholder: "LIST",
     help: "what a run folder holds beside rows.jsonl and report.json, comma-separated: md (report.md), html (report.html); none for neither",
+  },
+  {
+    section: "report",
+    key: "scope",
+    env: "SCOPE",
+    kind: "string",
+    schema: z.enum(SCOPES, { error: "must be cases or population" }),
+    default: "cases",
+    placeholder: "WHICH",
+    help: "the question of the paired gate (eb compare, eb eval --baseline): cases, is the candidate worse on these cases (more samples narrow it); population, on cases like these (more cases narrow it)",
   },
 ] as const satisfies readonly Setting[];
 

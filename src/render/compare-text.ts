@@ -1,5 +1,6 @@
 import type { CompareFigures } from "../report/blocks.js";
 import { countOf } from "../report/gate.js";
+import { question } from "../report/question.js";
 
 const IDS_SHOWN = 10;
 
@@ -17,11 +18,27 @@ export function comparisonText(c: CompareFigures): string {
     idsLine("broke", c.broke),
     idsLine("fixed", c.fixed),
     ...strataLines(c),
-    `smallest regression this run could detect (80% power): ${c.mde === null ? "n/a" : c.mde.toFixed(4)}`,
-    `${VERDICT_TEXT[c.verdict]} (margin ${c.margin})`,
+    `smallest regression this run could detect (80% power): ${mdeText(c)}`,
+    `${verdictSentence(c)} (margin ${c.margin})`,
     ...(c.verdict === "inconclusive" ? [neededLine(c)] : []),
   ];
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+/** The verdict and the question it answered: `PASS: … on these 50 cases`. */
+export function verdictSentence(c: CompareFigures): string {
+  return `${VERDICT_TEXT[c.verdict]}, ${question(c)}`;
+}
+
+/**
+ * The MDE with why it is what it is: a regression verdict needs the drop beyond the margin, so
+ * the MDE moves with --margin; n/a says why there is no figure.
+ */
+export function mdeText(c: Pick<CompareFigures, "mde" | "margin">): string {
+  if (c.mde === null) {
+    return "n/a: no drop, up to every item that passed breaking, would be caught in 80% of runs of this size";
+  }
+  return `${c.mde.toFixed(4)} (a regression also needs a drop beyond the margin ${c.margin}, so this moves with --margin)`;
 }
 
 /** Per-stratum deltas, saying whether their intervals hold one by one or together. */
@@ -45,21 +62,25 @@ export function strataLevel(c: CompareFigures): string {
     : `${each} each, unadjusted: with ${c.strata.length}, some may miss by chance; --adjust bonferroni for verdicts`;
 }
 
-/** What an inconclusive gate needs to decide, estimated from this comparison's item scores. */
+/** What an inconclusive gate needs to decide, estimated from this comparison's scores. */
 export function neededLine(c: CompareFigures): string {
-  if (c.items_needed === null) return "";
   const drop = `a drop of ${c.margin} from no change`;
+  if (c.scope === "cases") return samplesLine(c, drop);
+  if (c.items_needed === null) return "";
   if (c.items_needed <= c.paired) {
     return `  ${c.paired} items are enough to tell ${drop}; this delta (${signed(c.delta)}) lies too close to the margin to call either way`;
   }
-  const about = roundUp(c.items_needed).toLocaleString("en-US");
+  const about = c.items_needed.toLocaleString("en-US");
   return `  to tell ${drop}, a suite like this one needs about ${about} items (it has ${c.paired}; an estimate from this run's item scores)`;
 }
 
-/** Two significant figures, rounded up: an estimate should not look more precise than it is. */
-function roundUp(count: number): number {
-  const unit = 10 ** Math.max(0, Math.floor(Math.log10(count)) - 1);
-  return Math.ceil(count / unit) * unit;
+/** The cases scope's remedy: more samples of the same cases. */
+function samplesLine(c: CompareFigures, drop: string): string {
+  if (c.samples_needed === null) {
+    return `  more samples per case narrow it: with fewer than 2 samples of a case on either side its own noise does not show, and the gate falls back to the population's interval`;
+  }
+  const about = c.samples_needed.toLocaleString("en-US");
+  return `  to tell ${drop} on these cases, about ${about} samples per case on each side would do (an estimate from this run's pass shares)`;
 }
 
 function idsLine(label: string, ids: readonly string[]): string {

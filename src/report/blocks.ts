@@ -3,7 +3,7 @@
  * the documents they show. Each is a field of the document, so every renderer shows it the same.
  */
 import { z } from "zod";
-import { INTERVAL_METHODS } from "../stats/types.js";
+import { INTERVAL_METHODS, SCOPES } from "../stats/types.js";
 
 const count = z.number().int().min(0);
 const share = z.number().min(0).max(1).nullable();
@@ -26,8 +26,14 @@ export const compareBlockSchema = z
     paired: count.describe("Items in both runs."),
     margin: z.number(),
     verdict: z.enum(GATE_VERDICTS),
+    scope: z
+      .enum(SCOPES)
+      .describe("The question answered: worse on these cases, or on cases like these."),
     mde: z.number().nullable().describe("The smallest drop this gate catches 80% of the time."),
-    items_needed: count.nullable(),
+    items_needed: count.nullable().describe("Population scope: items that would tell."),
+    samples_needed: count
+      .nullable()
+      .describe("Cases scope: samples per case on each side that would tell."),
     broke: z.array(z.string()).describe("Items whose score dropped, largest drop first."),
     fixed: z.array(z.string()).describe("Items whose score rose, largest gain first."),
     missing_from_candidate: z.array(z.string()),

@@ -4,6 +4,7 @@ import { type CompareOptions, type Comparison, comparePaired } from "../stats/co
 import type { Change, CompareBlock, CompareFigures } from "./blocks.js";
 import type { DocumentItem, RunDocument } from "./document.js";
 import type { ManifestSummary } from "./manifest.js";
+import { question } from "./question.js";
 import {
   documentOf,
   locationOf,
@@ -117,8 +118,10 @@ export function compareFigures(
     paired: c.n,
     margin: c.margin,
     verdict: c.verdict,
+    scope: c.scope,
     mde: Number.isNaN(c.mde) ? null : c.mde,
     items_needed: c.itemsNeeded,
+    samples_needed: c.samplesNeeded,
     broke: c.broke,
     fixed: c.fixed,
     missing_from_candidate: c.missingFromCandidate,
@@ -255,7 +258,7 @@ export function comparisonGate(
   const policy = block.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[inconclusive] : "";
   // By its run id: a page or a log shows no absolute path of the machine that ran it.
   const named = block.baseline.run_id ?? path.relative(process.cwd(), baseline);
-  const rule = `paired compare with the baseline ${named} at margin ${block.margin} → ${block.verdict}${policy}`;
+  const rule = `paired compare with the baseline ${named} at margin ${block.margin} → ${block.verdict} ${question(block)}${policy}`;
   return { passed, rule };
 }
 

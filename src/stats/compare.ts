@@ -14,7 +14,23 @@
 
 import { type Adjustment, adjustedLevel } from "./adjust.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
-import { binomialLogPmf, normalCdf, normalQuantile, twoSidedZ } from "./distributions.js";
+import {
+  casesHalfWidths,
+  everyCaseResampled,
+  type Groups,
+  groupBound,
+  grouped,
+  groupMean,
+  groupsHalfWidths,
+} from "./cases.js";
+import {
+  binomialLogPmf,
+  hypergeometric,
+  multinomial,
+  normalCdf,
+  normalQuantile,
+  twoSidedZ,
+} from "./distributions.js";
 import {
   clopperPearsonBounds,
   clopperPearsonHigh,
@@ -27,7 +43,7 @@ import {
   sampleVariance,
 } from "./interval.js";
 import { createRng, type Rng } from "./rng.js";
-import type { Interval, IntervalMethod } from "./types.js";
+import { DEFAULT_SCOPE, type Interval, type IntervalMethod, type Scope } from "./types.js";
 
 export type Verdict = "pass" | "regression" | "inconclusive";
 
@@ -42,6 +58,8 @@ export interface CompareOptions {
   seed?: number;
   /** How the per-stratum intervals allow for their number; none by default. */
   adjust?: Adjustment;
+  /** Which question the gate answers: on these cases (the default) or on cases like these. */
+  scope?: Scope;
 }
 
 export interface StratumDelta {
@@ -73,14 +91,26 @@ export interface Comparison {
   missingFromBaseline: string[];
   margin: number;
   verdict: Verdict;
+  /** The question answered: on these cases, or on cases like these (see types.ts). */
+  scope: Scope;
+  /**
+   * The interval the verdict rests on: the cases scope's needs two samples per case on both
+   * sides to see a case's own noise, and with fewer the population's interval (wider) is used.
+   */
+  interval: "cases" | "population";
   /**
    * Minimum detectable effect: the smallest true drop that this gate would call `regression` in
    * 80% of runs of this size and spread (see minimumDetectableDrop). NaN when nothing is paired
    * or no drop up to the baseline's whole pass rate would be caught that often.
    */
   mde: number;
-  /** Items a suite like this would need to tell a drop of the margin from no change (itemsNeeded). */
+  /**
+   * Population scope: items a suite like this would need to tell a drop of the margin from no
+   * change (itemsNeeded); null in the cases scope, where more samples are the remedy.
+   */
   itemsNeeded: number | null;
+  /** Cases scope: samples per case on each side that would do it (samplesNeeded); else null. */
+  samplesNeeded: number | null;
   /**
    * Per-stratum deltas with intervals. Unadjusted, they carry no verdict: ten strata judged at
    * 95% each would call some stratum a regression far more often than 5% of the time. With
@@ -317,8 +347,32 @@ export function pairedDeltaInterval(
     return { estimate: Number.NaN, low: Number.NaN, high: Number.NaN, level, method };
   }
   if (method === "bootstrap") return bootstrapMeanInterval(differences(p), { ...opts, level });
-  const [low, high] = pairedScoreBounds(p, level);
+  const [low, high] = gateBounds(p, level, opts.scope ?? DEFAULT_SCOPE);
   return { estimate: meanDifference(p), low, high, level, method };
+}
+
+/** Which interval a scope uses on these runs: see Comparison.interval. */
+export function intervalOf(p: PairedScores, scope: Scope): "cases" | "population" {
+  const cases = scope === "cases" && everyCaseResampled(counts(p, "base"));
+  return cases && everyCaseResampled(counts(p, "cand")) ? "cases" : "population";
+}
+
+/** Passes and samples per case of one side. */
+function counts(
+  p: PairedScores,
+  side: "base" | "cand",
+): { passes: Float64Array; samples: Float64Array } {
+  const scores = p[side];
+  const samples = p[`${side}N`];
+  return { passes: scores.map((score, i) => score * samples[i]!), samples };
+}
+
+/** The score interval of the gate in its scope, without the bootstrap. */
+function gateBounds(p: PairedScores, level: number, scope: Scope): [number, number] {
+  if (intervalOf(p, scope) === "population") return pairedScoreBounds(p, level);
+  const delta = meanDifference(p);
+  const { down, up } = casesHalfWidths(counts(p, "base"), counts(p, "cand"), level);
+  return [Math.max(-1, delta - down), Math.min(1, delta + up)];
 }
 
 export function verdictOf(delta: number, low: number, high: number, margin: number): Verdict {
@@ -348,14 +402,21 @@ const THRESHOLD_POINTS = 64;
  * delta + h < 0; the chance of that is summed over x. NaN when nothing is paired, and when even
  * breaking every item would not be caught that often.
  */
-export function minimumDetectableDrop(p: PairedScores, level: number, margin: number): number {
+export function minimumDetectableDrop(
+  p: PairedScores,
+  level: number,
+  margin: number,
+  scope: Scope = DEFAULT_SCOPE,
+): number {
   const moments = pairedMoments(p);
   const { n, pb: rate } = moments;
   if (n === 0 || !(rate > 0)) return Number.NaN;
   const caught =
-    n <= SIMULATED_ITEMS
-      ? simulatedRegressionChance(p, rate, level, margin)
-      : regressionChance(p, moments, level, margin);
+    intervalOf(p, scope) === "cases"
+      ? simulatedCasesChance(p, rate, level, margin)
+      : n <= SIMULATED_ITEMS
+        ? simulatedRegressionChance(p, rate, level, margin)
+        : regressionChance(p, moments, level, margin);
   if (caught(rate) < MDE_POWER) return Number.NaN;
   let low = 0;
   let high = rate;
@@ -402,12 +463,162 @@ function simulatedRegressionChance(p: PairedScores, rate: number, level: number,
     const fewest = fewestBroken(resampledRun(pairs, rng), level, margin);
     for (let x = fewest; x <= n; x++) caughtWith[x]! += 1 / SIMULATED_RUNS;
   }
+  return brokenChance(caughtWith, rate);
+}
+
+/**
+ * The chance of a regression verdict under a drop d, from R(x), the share of simulated runs
+ * caught with x items broken: a drop d breaks each item with chance q = d / rate, so the chance
+ * is Σ Bin(x; n, q)·R(x).
+ */
+function brokenChance(caughtWith: Float64Array, rate: number) {
+  const n = caughtWith.length - 1;
   return (d: number): number => {
     const q = Math.min(1, d / rate);
     let chance = 0;
     for (let x = 0; x <= n; x++) chance += Math.exp(binomialLogPmf(x, n, q)) * caughtWith[x]!;
     return chance;
   };
+}
+
+/** Simulated runs of the cases scope's MDE: enough for the 80% point to within about ±1.3%. */
+const CASES_RUNS = 1000;
+
+/**
+ * The cases scope's chance of a regression verdict under a drop d, from the gate itself on
+ * simulated runs of these cases: each case passes each sample with its pooled share over both
+ * runs (no change), both runs' samples are drawn afresh, and cases break (the candidate passes
+ * nothing) one by one in a random order until the gate says regression. The gate needs only how
+ * many cases pass how many samples, so the runs are drawn as those counts: by class of cases
+ * alike (same pooled share and samples), and the cases broken first as hypergeometric draws from
+ * them. The work does not grow with the number of cases, and the MDE depends on the counts alone,
+ * not on the cases' names or order.
+ */
+function simulatedCasesChance(p: PairedScores, rate: number, level: number, margin: number) {
+  const n = p.base.length;
+  const rng = createRng(SIMULATION_SEED);
+  const classes = caseClasses(p);
+  const caughtWith = new Float64Array(n + 1);
+  for (let run = 0; run < CASES_RUNS; run++) {
+    const fewest = fewestCasesBroken(simulatedCounts(classes, rng), level, margin, rng);
+    for (let x = fewest; x <= n; x++) caughtWith[x]! += 1 / CASES_RUNS;
+  }
+  return brokenChance(caughtWith, rate);
+}
+
+/** Cases alike for the simulation: pooled pass share and samples per side, and how many. */
+interface CaseClass {
+  rate: number;
+  baseK: number;
+  candK: number;
+  cases: number;
+}
+
+function caseClasses(p: PairedScores): CaseClass[] {
+  const classes = new Map<string, CaseClass>();
+  for (let i = 0; i < p.base.length; i++) {
+    const [baseK, candK] = [p.baseN[i]!, p.candN[i]!];
+    const rate = (p.base[i]! * baseK + p.cand[i]! * candK) / (baseK + candK);
+    const key = `${rate}/${baseK}/${candK}`;
+    const known = classes.get(key);
+    if (known) known.cases += 1;
+    else classes.set(key, { rate, baseK, candK, cases: 1 });
+  }
+  // Sorted: the same counts give the same draws whatever order the cases came in.
+  return [...classes.entries()].sort(([a], [b]) => byId(a, b)).map(([, c]) => c);
+}
+
+/** One simulated pair of runs as counts: how many cases pass how many samples, per side. */
+interface SimulatedCounts {
+  base: Groups;
+  cand: Groups;
+}
+
+function simulatedCounts(classes: readonly CaseClass[], rng: Rng): SimulatedCounts {
+  const base = emptyGroups();
+  const cand = emptyGroups();
+  for (const c of classes) {
+    addDrawn(base, c.cases, c.baseK, c.rate, rng);
+    addDrawn(cand, c.cases, c.candK, c.rate, rng);
+  }
+  return { base, cand };
+}
+
+function emptyGroups(): Groups {
+  return { passes: [], samples: [], cases: [], n: 0 };
+}
+
+/** `cases` cases of k samples at `rate`, as how many pass 0, 1, …, k samples (a multinomial). */
+function addDrawn(groups: Groups, cases: number, k: number, rate: number, rng: Rng): void {
+  const weights = Float64Array.from({ length: k + 1 }, (_, s) =>
+    Math.exp(binomialLogPmf(s, k, rate)),
+  );
+  const counts = new Float64Array(k + 1);
+  multinomial(rng, cases, weights, counts);
+  counts.forEach((count, s) => {
+    if (count > 0) addGroup(groups, s, k, count);
+  });
+}
+
+function addGroup(groups: Groups, passes: number, samples: number, cases: number): void {
+  const at = groups.passes.findIndex((s, j) => s === passes && groups.samples[j] === samples);
+  if (at >= 0) groups.cases[at]! += cases;
+  else {
+    groups.passes.push(passes);
+    groups.samples.push(samples);
+    groups.cases.push(cases);
+  }
+  groups.n += cases;
+}
+
+/**
+ * The fewest cases that, broken in a random order, the gate calls regression (n + 1 if none),
+ * by bisection on their number, computing only what a regression needs: delta < −margin and the
+ * upper bound below 0, from the candidate's upper bound and the baseline's lower one (which
+ * breaking candidate cases leaves as it is). Which cases break first is drawn as the bisection
+ * asks: those among the first x, given those among the first `low` and the first `high`, are a
+ * hypergeometric draw from the ones in between, so every x sees one random order.
+ */
+function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, rng: Rng): number {
+  const n = run.cand.n;
+  const baseMean = groupMean(run.base);
+  const baseSide = baseMean - groupBound(run.base, level, -1);
+  const caughtAt = (broken: readonly number[]): boolean => {
+    const cand = emptyGroups();
+    run.cand.cases.forEach((count, j) => {
+      const kept = count - broken[j]!;
+      if (kept > 0) addGroup(cand, run.cand.passes[j]!, run.cand.samples[j]!, kept);
+      if (broken[j]! > 0) addGroup(cand, 0, run.cand.samples[j]!, broken[j]!);
+    });
+    const candMean = groupMean(cand);
+    const delta = candMean - baseMean;
+    if (!(delta < -margin)) return false;
+    return delta + Math.hypot(groupBound(cand, level, 1) - candMean, baseSide) < 0;
+  };
+  let high = { x: n, broken: [...run.cand.cases] };
+  if (!caughtAt(high.broken)) return n + 1;
+  let low = { x: 0, broken: run.cand.cases.map(() => 0) };
+  while (high.x - low.x > 1) {
+    const x = (low.x + high.x) >> 1;
+    const between = high.broken.map((h, j) => h - low.broken[j]!);
+    const drawn = multivariateHypergeometric(rng, between, x - low.x);
+    const middle = { x, broken: low.broken.map((l, j) => l + drawn[j]!) };
+    if (caughtAt(middle.broken)) high = middle;
+    else low = middle;
+  }
+  return high.x;
+}
+
+/** `draws` taken without replacement from groups of the given sizes: how many from each. */
+function multivariateHypergeometric(rng: Rng, sizes: readonly number[], draws: number): number[] {
+  let total = sizes.reduce((a, b) => a + b, 0);
+  let left = draws;
+  return sizes.map((size) => {
+    const taken = hypergeometric(rng, total, size, left);
+    total -= size;
+    left -= taken;
+    return taken;
+  });
 }
 
 /** The same pairs, sorted by their scores and sample counts. */
@@ -442,11 +653,17 @@ function resampledRun(p: PairedScores, rng: Rng): PairedScores {
   return run;
 }
 
-/** The fewest items that, broken (first to last), the gate calls regression; n + 1 if none. */
+/** fewestCaught for the population gate. */
 function fewestBroken(run: PairedScores, level: number, margin: number): number {
-  const n = run.base.length;
-  const caughtAt = (x: number) =>
-    saysRegression({ ...run, cand: run.cand.map((c, i) => (i < x ? 0 : c)) }, level, margin);
+  const caughtAt = (x: number) => {
+    const broken = { ...run, cand: run.cand.map((c, i) => (i < x ? 0 : c)) };
+    return saysRegression(broken, level, margin);
+  };
+  return fewestCaught(run.base.length, caughtAt);
+}
+
+/** The fewest items that, broken (first to last), the gate calls regression; n + 1 if none. */
+function fewestCaught(n: number, caughtAt: (x: number) => boolean): number {
   if (!caughtAt(n)) return n + 1;
   let low = -1;
   let high = n;
@@ -566,6 +783,42 @@ export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): numb
   return Math.ceil(enough * n);
 }
 
+/** Beyond this many samples per case the estimate stops. */
+const MOST_SAMPLES_ESTIMATED = 1e6;
+
+/**
+ * Cases scope: samples per case, on each side, at which the interval's lower half-width is at
+ * most margin·z / (z + z₀.₈) (as itemsNeeded), the cases' pass shares taken to stay as they are.
+ * The current count when it is already enough; null when the cases interval does not apply, the
+ * margin is 0, or no count up to a million is enough.
+ */
+export function samplesNeeded(p: PairedScores, margin: number, level = 0.95): number | null {
+  if (p.base.length === 0 || !(margin > 0) || intervalOf(p, "cases") !== "cases") return null;
+  const z = twoSidedZ(level);
+  const target = (margin * z) / (z + Z_POWER_80);
+  const [base, cand] = [grouped(counts(p, "base")), grouped(counts(p, "cand"))];
+  const scaled = (g: Groups, r: number): Groups => ({
+    ...g,
+    passes: g.passes.map((x) => x * r),
+    samples: g.samples.map((k) => k * r),
+  });
+  const down = (r: number) => groupsHalfWidths(scaled(base, r), scaled(cand, r), level).down;
+  const most = Math.max(...base.samples, ...cand.samples);
+  if (down(1) <= target) return most;
+  let enough = 2;
+  while (down(enough) > target) {
+    enough *= 2;
+    if (enough * most > MOST_SAMPLES_ESTIMATED) return null;
+  }
+  let few = enough / 2;
+  for (let step = 0; step < 30; step++) {
+    const middle = Math.sqrt(few * enough);
+    if (down(middle) > target) few = middle;
+    else enough = middle;
+  }
+  return Math.ceil(enough * most);
+}
+
 /** Ids that changed in the given direction, largest change first, ties by id. */
 function changed(p: Paired, sign: 1 | -1): string[] {
   const rows: { id: string; change: number }[] = [];
@@ -617,9 +870,11 @@ export function comparePaired(
   const margin = opts.margin ?? 0.02;
   if (!(margin >= 0)) throw new RangeError(`margin must be ≥ 0, got ${margin}`);
   const method = opts.method ?? DEFAULT_INTERVAL_METHOD;
+  const scope = opts.scope ?? DEFAULT_SCOPE;
   const paired = pairItems(base, cand);
   const interval = pairedDeltaInterval(paired, method, opts);
   const { estimate: delta, low, high, level } = interval;
+  const used = intervalOf(paired, scope);
   return {
     delta,
     low,
@@ -633,8 +888,11 @@ export function comparePaired(
     missingFromBaseline: missing(cand, base),
     margin,
     verdict: paired.ids.length === 0 ? "inconclusive" : verdictOf(delta, low, high, margin),
-    mde: minimumDetectableDrop(paired, level, margin),
-    itemsNeeded: itemsNeeded(paired, margin, level),
+    scope,
+    interval: used,
+    mde: minimumDetectableDrop(paired, level, margin, scope),
+    itemsNeeded: scope === "population" ? itemsNeeded(paired, margin, level) : null,
+    samplesNeeded: scope === "cases" ? samplesNeeded(paired, margin, level) : null,
     strata: strataDeltas(paired, method, opts),
   };
 }

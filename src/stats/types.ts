@@ -15,3 +15,12 @@ export interface Interval {
   level: number;
   method: IntervalMethod;
 }
+
+/**
+ * Which question the gate answers. `cases`: is the candidate worse on these cases (the cases
+ * fixed; the noise is only which answers the samples got, so more samples narrow it). `population`:
+ * is it worse on cases like these (the cases a sample of a larger population; more cases narrow it).
+ */
+export const SCOPES = ["cases", "population"] as const;
+export type Scope = (typeof SCOPES)[number];
+export const DEFAULT_SCOPE: Scope = "cases";

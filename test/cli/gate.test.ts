@@ -135,29 +135,35 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
     expect(pass.stdout).toContain("PASS: the candidate is not worse");
     expect(pass.stdout.match(/^Gate: /gm)).toHaveLength(1);
     expect(lastLines(pass.stdout, 1)[0]).toBe(
-      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.25 → pass → passed`,
+      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.25 → pass on these 20 cases → passed`,
     );
 
+    // One sample per case shows nothing of a case's own noise: on these cases, more samples
+    // would tell; on cases like these (--scope population), more cases.
     const unsure = await evalIn(root, ["--baseline", baseline!]);
     expect(unsure.code).toBe(1);
     expect(unsure.stdout).toContain("INCONCLUSIVE");
-    expect(unsure.stdout).toMatch(
+    expect(unsure.stdout).toContain("more samples per case narrow it");
+    expect(lastLines(unsure.stdout, 1)[0]).toBe(
+      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.02 → inconclusive on these 20 cases (--inconclusive pass would accept it) → failed`,
+    );
+    const population = await evalIn(root, ["--baseline", baseline!, "--scope", "population"]);
+    expect(population.code).toBe(1);
+    expect(population.stdout).toMatch(
       /to tell a drop of 0\.02 from no change, a suite like this one needs about \d[\d,]* items \(it has 20;/,
     );
-    expect(lastLines(unsure.stdout, 1)[0]).toBe(
-      `Gate: paired compare with the baseline ${path.basename(baseline!)} at margin 0.02 → inconclusive (--inconclusive pass would accept it) → failed`,
-    );
+    expect(lastLines(population.stdout, 1)[0]).toContain("→ inconclusive on cases like these 20 (");
     const accepted = await evalIn(root, ["--baseline", baseline!, "--inconclusive", "pass"]);
     expect(accepted.code).toBe(0);
     expect(lastLines(accepted.stdout, 1)[0]).toContain(
-      "→ inconclusive (--inconclusive pass) → passed",
+      "→ inconclusive on these 20 cases (--inconclusive pass) → passed",
     );
 
     writeFile(root, "broken", "");
     const worse = await evalIn(root, ["--baseline", baseline!, "--margin", "0.25"]);
     expect(worse.code).toBe(1);
     expect(worse.stdout).toContain("broke 20 items");
-    expect(lastLines(worse.stdout, 1)[0]).toContain("→ regression → failed");
+    expect(lastLines(worse.stdout, 1)[0]).toContain("→ regression on these 20 cases → failed");
   });
 
   it("latest is the newest run before this one", async () => {

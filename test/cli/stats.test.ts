@@ -178,15 +178,17 @@ describe("eb compare", () => {
     const items = many(10, () => [1]);
     const base = rowsFile(dir, "base.jsonl", items);
     const cand = rowsFile(dir, "cand.jsonl", items);
-    const text = await runEb(["compare", base, cand]);
+    const population = ["--scope", "population"];
+    const text = await runEb(["compare", base, cand, ...population]);
+    // One figure everywhere: the text says what --json says (it said "about 270" for 262).
     expect(text.stdout).toMatch(
-      /^INCONCLUSIVE: .*\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 270 items \(it has 10; an estimate from this run's item scores\)$/m,
+      /^INCONCLUSIVE: .*on cases like these 10 \(margin 0\.02\)\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 262 items \(it has 10; an estimate from this run's item scores\)$/m,
     );
-    const json = JSON.parse((await runEb(["compare", base, cand, "--json"])).stdout);
+    const json = JSON.parse((await runEb(["compare", base, cand, "--json", ...population])).stdout);
     expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 262 });
     // A wider margin needs fewer items: about (0.02 / 0.05)² as many for a normal interval.
     const wide = JSON.parse(
-      (await runEb(["compare", base, cand, "--json", "--margin", "0.05"])).stdout,
+      (await runEb(["compare", base, cand, "--json", "--margin", "0.05", ...population])).stdout,
     );
     expect(wide.items_needed).toBeLessThan(339 / 2);
     // A verdict that is not inconclusive prints no estimate.
@@ -195,9 +197,40 @@ describe("eb compare", () => {
       "compare",
       rowsFile(dir, "b2.jsonl", large),
       rowsFile(dir, "c2.jsonl", large),
+      ...population,
     ]);
     expect(pass.stdout).toContain("PASS");
     expect(pass.stdout).not.toContain("to tell a drop");
+  });
+
+  it("on these cases (the default), an inconclusive verdict estimates the samples per case", async () => {
+    const dir = makeProject();
+    const items = many(10, () => [1, 1, 1]);
+    const base = rowsFile(dir, "base.jsonl", items);
+    const cand = rowsFile(dir, "cand.jsonl", items);
+    const json = JSON.parse((await runEb(["compare", base, cand, "--json"])).stdout);
+    expect(json).toMatchObject({ verdict: "inconclusive", scope: "cases", items_needed: null });
+    expect(json.samples_needed).toBeGreaterThan(3);
+    const text = await runEb(["compare", base, cand]);
+    expect(text.stdout).toContain(
+      "INCONCLUSIVE: this run cannot tell a regression from noise, on these 10 cases",
+    );
+    expect(text.stdout).toContain(
+      `to tell a drop of 0.02 from no change on these cases, about ${json.samples_needed} samples per case on each side would do`,
+    );
+    // The MDE says why it moves with --margin; n/a says why there is none.
+    expect(text.stdout).toMatch(
+      /could detect \(80% power\): (n\/a: no drop|0\.\d+ \(a regression also needs a drop beyond the margin 0\.02)/,
+    );
+    // Enough samples of the same ten cases decide it.
+    const many10 = many(10, () => Array<number>(40).fill(1));
+    const decided = await runEb([
+      "compare",
+      rowsFile(dir, "b3.jsonl", many10),
+      rowsFile(dir, "c3.jsonl", many10),
+      "--json",
+    ]);
+    expect(JSON.parse(decided.stdout)).toMatchObject({ verdict: "pass", scope: "cases" });
   });
 
   it("runs that share no item are an error (exit 2), naming both runs' ids", async () => {

@@ -71,6 +71,7 @@ describe("flag names", () => {
       "eval.cache_dir": "--cache-dir",
       "eval.pass_threshold": "--pass-threshold",
       "report.formats": "--report-formats",
+      "report.scope": "--scope",
     });
   });
 
@@ -141,5 +142,22 @@ describe("the eb init template", () => {
       configPath: null,
       harness: { ...fromTemplate.harness, agent: null },
     }).toEqual(fromNothing);
+  });
+});
+
+describe("[report] scope", () => {
+  it("is the cases scope unless a flag, the environment or the file says population", async () => {
+    const root = realpathSync(
+      makeProject({ ".eval-banana/config.toml": '[report]\nscope = "population"\n' }),
+    );
+    expect((await loadConfig({ cwd: root, env: {}, noProjectConfig: true })).scope).toBe("cases");
+    expect((await loadConfig({ cwd: root, env: {} })).scope).toBe("population");
+    const fromEnv = await loadConfig({ cwd: root, env: { EVAL_BANANA_SCOPE: "cases" } });
+    expect(fromEnv.scope).toBe("cases");
+    const fromFlag = await loadConfig({ cwd: root, env: {}, flags: { "report.scope": "cases" } });
+    expect(fromFlag.scope).toBe("cases");
+    await expect(loadConfig({ cwd: root, env: { EVAL_BANANA_SCOPE: "these" } })).rejects.toThrow(
+      /cases or population/,
+    );
   });
 });

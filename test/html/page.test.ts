@@ -272,7 +272,7 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     expect(await texts(page, "[data-test='verdict']")).toEqual(["INCONCLUSIVE"]);
     expect((await texts(page, "[data-test='rule']"))[0]).toMatch(
       // The baseline by its run id, not by a path of the machine it ran on.
-      /^paired compare with the baseline \d{8}_\d{6}_[0-9a-f]{8} at margin 0\.02 → inconclusive \(--inconclusive pass would accept it\)$/,
+      /^paired compare with the baseline \d{8}_\d{6}_[0-9a-f]{8} at margin 0\.02 → inconclusive on these \d+ cases \(--inconclusive pass would accept it\)$/,
     );
     expect(await texts(page, "[data-test='compare-verdict']")).toEqual(["INCONCLUSIVE"]);
     expect((await texts(page, "[data-test='delta']"))[0]).toBe(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  type CompareOptions,
   comparePaired,
   correctedCorrelation,
   itemsNeeded,
@@ -15,6 +16,13 @@ import { createRng } from "../../src/stats/rng.js";
 import { byId, items, uniformItems } from "./helpers.js";
 
 const Z95 = normalQuantile(0.975);
+
+/** The population scope's gate: these tests are of its interval, MDE and items needed. */
+const comparePopulation = (
+  base: Map<string, ItemAgg>,
+  cand: Map<string, ItemAgg>,
+  options: CompareOptions = {},
+) => comparePaired(base, cand, { scope: "population", ...options });
 
 /** n single-sample items; the first `fail` fail (or those in [from, to)). */
 const run = (n: number, fail: number) => failing(n, 0, fail);
@@ -53,7 +61,7 @@ describe("comparePaired: pairing and bookkeeping", () => {
       { id: "c", sum: 1, n: 1 },
       { id: "b", sum: 1, n: 1 },
     ]);
-    const result = comparePaired(base, cand);
+    const result = comparePopulation(base, cand);
     expect(result.n).toBe(2);
     expect(result.delta).toBeCloseTo(0.5, 12);
     expect(result.missingFromCandidate).toEqual(["a"]);
@@ -79,13 +87,16 @@ describe("comparePaired: pairing and bookkeeping", () => {
       { id: "f1", sum: 1, n: 2 },
       { id: "f2", sum: 2, n: 2 },
     ]);
-    const result = comparePaired(base, cand);
+    const result = comparePopulation(base, cand);
     expect(result.broke).toEqual(["m", "a", "z"]);
     expect(result.fixed).toEqual(["f1", "f2"]);
   });
 
   it("is inconclusive with NaN figures when no id is shared", () => {
-    const result = comparePaired(run(3, 0), new Map([["other", { id: "other", sum: 1, n: 1 }]]));
+    const result = comparePopulation(
+      run(3, 0),
+      new Map([["other", { id: "other", sum: 1, n: 1 }]]),
+    );
     expect(result.n).toBe(0);
     expect(result.verdict).toBe("inconclusive");
     expect(result.delta).toBeNaN();
@@ -109,38 +120,38 @@ describe("comparePaired: pairing and bookkeeping", () => {
       { id: "t1", sum: 1, n: 1 },
       { id: "r0", sum: 0, n: 1 },
     ]);
-    const result = comparePaired(base, cand);
+    const result = comparePopulation(base, cand);
     expect(result.strata.map((s) => [s.stratum, s.n, s.delta])).toEqual([
       ["refuse", 1, -1],
       ["typical", 2, 0],
     ]);
     expect(result.strata[0]!.low).toBeLessThan(-0.5);
-    expect(comparePaired(run(5, 1), run(5, 2)).strata).toEqual([]);
+    expect(comparePopulation(run(5, 1), run(5, 2)).strata).toEqual([]);
   });
 });
 
 describe("comparePaired: verdicts", () => {
   it("passes an unchanged candidate on a large suite", () => {
     const rates = itemRates(2000, 1);
-    const result = comparePaired(noisyRun(2000, 5, 2, rates), noisyRun(2000, 5, 3, rates));
+    const result = comparePopulation(noisyRun(2000, 5, 2, rates), noisyRun(2000, 5, 3, rates));
     expect(result.low).toBeGreaterThan(-0.02);
     expect(result.verdict).toBe("pass");
   });
 
   it("stays inconclusive on a small suite where nothing changed", () => {
     // 10 of 10 passing in both runs: no evidence either way, so the interval must stay wide.
-    const result = comparePaired(run(10, 0), run(10, 0));
+    const result = comparePopulation(run(10, 0), run(10, 0));
     expect(result.delta).toBe(0);
     expect(result.low).toBeLessThan(-0.2);
     expect(result.high).toBeGreaterThan(0.2);
     expect(result.verdict).toBe("inconclusive");
     // The article's bootstrap collapses to [0, 0] and would pass the gate.
-    const boot = comparePaired(run(10, 0), run(10, 0), { method: "bootstrap" });
+    const boot = comparePopulation(run(10, 0), run(10, 0), { method: "bootstrap" });
     expect([boot.low, boot.high, boot.verdict]).toEqual([0, 0, "pass"]);
   });
 
   it("flags a clear regression", () => {
-    const result = comparePaired(run(1000, 100), run(1000, 200));
+    const result = comparePopulation(run(1000, 100), run(1000, 200));
     expect(result.delta).toBeCloseTo(-0.1, 12);
     expect(result.high).toBeLessThan(-0.02);
     expect(result.verdict).toBe("regression");
@@ -150,7 +161,7 @@ describe("comparePaired: verdicts", () => {
   it("flags a drop beyond the margin once the interval excludes 0", () => {
     // 140 broke, 100 fixed: delta −0.04 with high just below 0; regression although
     // high > −margin (the stricter rule would say inconclusive).
-    const result = comparePaired(failing(1000, 0, 200), failing(1000, 100, 340));
+    const result = comparePopulation(failing(1000, 0, 200), failing(1000, 100, 340));
     expect(result.delta).toBeCloseTo(-0.04, 12);
     expect(result.high).toBeLessThan(0);
     expect(result.high).toBeGreaterThan(-0.02);
@@ -158,7 +169,7 @@ describe("comparePaired: verdicts", () => {
   });
 
   it("is inconclusive for a real drop smaller than the margin that cannot be ruled out", () => {
-    const result = comparePaired(run(1000, 200), run(1000, 215));
+    const result = comparePopulation(run(1000, 200), run(1000, 215));
     expect(result.delta).toBeCloseTo(-0.015, 12);
     expect(result.high).toBeLessThan(0);
     expect(result.low).toBeLessThan(-0.02);
@@ -166,10 +177,10 @@ describe("comparePaired: verdicts", () => {
   });
 
   it("respects the margin option", () => {
-    const result = comparePaired(run(1000, 200), run(1000, 215), { margin: 0.05 });
+    const result = comparePopulation(run(1000, 200), run(1000, 215), { margin: 0.05 });
     expect(result.margin).toBe(0.05);
     expect(result.verdict).toBe("pass");
-    expect(() => comparePaired(run(3, 0), run(3, 0), { margin: -1 })).toThrow(RangeError);
+    expect(() => comparePopulation(run(3, 0), run(3, 0), { margin: -1 })).toThrow(RangeError);
   });
 
   it("applies the documented rule", () => {
@@ -184,9 +195,9 @@ describe("comparePaired: verdicts", () => {
     const rates = itemRates(300, 4);
     const base = noisyRun(300, 3, 5, rates);
     const cand = noisyRun(300, 3, 6, rates);
-    const a = comparePaired(base, cand, { method: "bootstrap", seed: 1 });
-    expect(comparePaired(base, cand, { method: "bootstrap", seed: 1 })).toEqual(a);
-    expect(comparePaired(base, cand, { method: "bootstrap", seed: 2 }).low).not.toBe(a.low);
+    const a = comparePopulation(base, cand, { method: "bootstrap", seed: 1 });
+    expect(comparePopulation(base, cand, { method: "bootstrap", seed: 1 })).toEqual(a);
+    expect(comparePopulation(base, cand, { method: "bootstrap", seed: 2 }).low).not.toBe(a.low);
   });
 });
 
@@ -228,13 +239,13 @@ describe("paired interval", () => {
         [0, 1],
       ]),
     );
-    const result = comparePaired(two, two);
+    const result = comparePopulation(two, two);
     expect(result.low).toBeLessThan(-0.3);
     expect(result.high).toBeGreaterThan(0.3);
     expect(result.verdict).toBe("inconclusive");
     const ten = run(10, 5);
-    expect(comparePaired(ten, ten).low).toBeLessThan(-0.1);
-    expect(comparePaired(ten, ten).verdict).toBe("inconclusive");
+    expect(comparePopulation(ten, ten).low).toBeLessThan(-0.1);
+    expect(comparePopulation(ten, ten).verdict).toBe("inconclusive");
   });
 
   it("counts items that broke outright as few events: 2 of 300 do not rule out a 2% drop", () => {
@@ -244,7 +255,7 @@ describe("paired interval", () => {
     // in 3.7% of such runs. Two broken items of 300 are two events: as many as 7 could hide.
     const base = byId(uniformItems(300, 10, (i) => (i % 10 === 5 ? 9 : 10)));
     const cand = byId(uniformItems(300, 10, (i) => (i < 2 ? 0 : i % 10 === 5 && i > 50 ? 9 : 10)));
-    const result = comparePaired(base, cand);
+    const result = comparePopulation(base, cand);
     expect(result.delta).toBeCloseTo(-0.005, 12);
     expect(result.low).toBeLessThan(-0.02);
     expect(result.verdict).toBe("inconclusive");
@@ -257,7 +268,7 @@ describe("paired interval", () => {
     // 4% of the passing items (a drop of the 2% margin) passed in 3.5% of such runs, now 0.7%.
     const base = byId(uniformItems(300, 10, (i) => (i < 150 ? 10 : 0)));
     const cand = byId(uniformItems(300, 10, (i) => (i < 2 || i >= 150 ? 0 : 10)));
-    const result = comparePaired(base, cand);
+    const result = comparePopulation(base, cand);
     expect(result.delta).toBeCloseTo(-2 / 300, 12);
     expect(result.low).toBeLessThan(-0.02);
     expect(result.verdict).toBe("inconclusive");
@@ -267,7 +278,7 @@ describe("paired interval", () => {
     // k = 10 samples each narrow every item's noise, but a candidate breaking 2% of all items
     // breaks none of 100 sampled ones in 13% of runs.
     const all = byId(uniformItems(100, 10, (i) => (i < 3 ? 9 : 10)));
-    const result = comparePaired(all, all);
+    const result = comparePopulation(all, all);
     expect(result.low).toBeLessThan(-0.02);
     expect(result.verdict).toBe("inconclusive");
   });
@@ -308,7 +319,7 @@ describe("paired interval", () => {
     const rates = itemRates(5000, 7);
     const base = noisyRun(5000, 3, 8, rates);
     const cand = noisyRun(5000, 3, 9, rates);
-    const result = comparePaired(base, cand);
+    const result = comparePopulation(base, cand);
     const diffs = [...base.keys()].map((id) => {
       const b = base.get(id)!;
       const c = cand.get(id)!;
@@ -327,7 +338,7 @@ describe("minimum detectable drop", () => {
   it("shrinks with the number of items and never goes below the margin", () => {
     const rates = (n: number) => itemRates(n, 11);
     const mde = (n: number) =>
-      comparePaired(noisyRun(n, 3, 12, rates(n)), noisyRun(n, 3, 13, rates(n))).mde;
+      comparePopulation(noisyRun(n, 3, 12, rates(n)), noisyRun(n, 3, 13, rates(n))).mde;
     const sizes = [30, 100, 1000, 10_000].map(mde);
     for (let i = 1; i < sizes.length; i++) expect(sizes[i]!).toBeLessThan(sizes[i - 1]!);
     expect(sizes[3]!).toBeGreaterThanOrEqual(0.02);
@@ -345,15 +356,15 @@ describe("minimum detectable drop", () => {
           { ...item, id: `z${(i * 7) % 30}-${id}` },
         ]),
       );
-    const mde = comparePaired(base, cand).mde;
+    const mde = comparePopulation(base, cand).mde;
     expect(mde).toBeGreaterThan(0);
-    expect(comparePaired(renamed(base), renamed(cand)).mde).toBe(mde);
+    expect(comparePopulation(renamed(base), renamed(cand)).mde).toBe(mde);
   });
 
   it("is n/a when no drop could be caught 80% of the time", () => {
     const one = byId(items([[1, 1]]));
-    expect(comparePaired(one, one).mde).toBeNaN();
-    expect(comparePaired(run(5, 2), run(5, 2)).mde).toBeNaN();
+    expect(comparePopulation(one, one).mde).toBeNaN();
+    expect(comparePopulation(run(5, 2), run(5, 2)).mde).toBeNaN();
   });
 
   it("is the drop the gate really catches in 80% of runs (simulated here)", () => {
@@ -363,12 +374,12 @@ describe("minimum detectable drop", () => {
     const draw = (broken: number) =>
       byId(uniformItems(300, 1, () => (rng.uniform() < 0.9 * (1 - broken) ? 1 : 0)));
     const base = draw(0);
-    const mde = comparePaired(base, draw(0)).mde;
+    const mde = comparePopulation(base, draw(0)).mde;
     expect(mde).toBeGreaterThan(0.03);
     expect(mde).toBeLessThan(0.12);
     let caught = 0;
     for (let i = 0; i < 600; i++) {
-      if (comparePaired(draw(0), draw(mde / 0.9)).verdict === "regression") caught += 1;
+      if (comparePopulation(draw(0), draw(mde / 0.9)).verdict === "regression") caught += 1;
     }
     expect(caught / 600).toBeGreaterThan(0.7);
     expect(caught / 600).toBeLessThan(0.9);
@@ -382,6 +393,7 @@ describe("minimum detectable drop", () => {
         },
         0.95,
         0.02,
+        "population",
       ),
     ).toBeNaN();
   });
@@ -401,7 +413,7 @@ describe("minimum detectable drop of a small suite", () => {
   /** The share of `runs` fresh runs caught at the MDE printed for one unchanged pair of runs. */
   const caughtAtPrintedMde = (n: number, k: number, runs: number, seed: number) => {
     const rng = createRng(seed);
-    const mde = comparePaired(byId(draw(rng, n, k, 0)), byId(draw(rng, n, k, 0))).mde;
+    const mde = comparePopulation(byId(draw(rng, n, k, 0)), byId(draw(rng, n, k, 0))).mde;
     const counts = new Float64Array(n).fill(k);
     let caught = 0;
     for (let i = 0; i < runs; i++) {
@@ -435,11 +447,11 @@ describe("minimum detectable drop of a small suite", () => {
     const base = byId(uniformItems(10, 3, (i) => (i < 7 ? 3 : i === 7 ? 1 : 0)));
     const cand = byId(uniformItems(10, 3, (i) => (i < 7 ? 3 : i === 8 ? 1 : 0)));
     const broken = byId(uniformItems(10, 3, () => 0));
-    expect(comparePaired(base, broken).verdict).toBe("regression");
-    const mde = comparePaired(base, cand).mde;
+    expect(comparePopulation(base, broken).verdict).toBe("regression");
+    const mde = comparePopulation(base, cand).mde;
     expect(mde).toBeGreaterThan(0.2);
     expect(mde).toBeLessThanOrEqual(0.75);
-    expect(comparePaired(base, cand).mde).toBe(mde);
+    expect(comparePopulation(base, cand).mde).toBe(mde);
   });
 });
 
@@ -449,23 +461,23 @@ describe("itemsNeeded: the suite size that tells a drop of the margin from no ch
   it("is null without items or without a margin", () => {
     const empty = new Float64Array(0);
     expect(itemsNeeded({ base: empty, cand: empty, baseN: empty, candN: empty }, 0.02)).toBeNull();
-    expect(comparePaired(run(10, 0), run(10, 0), { margin: 0 }).itemsNeeded).toBeNull();
+    expect(comparePopulation(run(10, 0), run(10, 0), { margin: 0 }).itemsNeeded).toBeNull();
   });
 
   it("depends on the items, not on how many of them the run had", () => {
-    const small = comparePaired(run(10, 1), run(10, 1)).itemsNeeded!;
-    const large = comparePaired(run(100, 10), run(100, 10)).itemsNeeded!;
+    const small = comparePopulation(run(10, 1), run(10, 1)).itemsNeeded!;
+    const large = comparePopulation(run(100, 10), run(100, 10)).itemsNeeded!;
     expect(small).toBeGreaterThan(100);
     expect(Math.abs(large - small) / small).toBeLessThan(0.02);
     // A margin 2.5 times as wide needs 2.5 (runs that agree item by item) to 2.5² times fewer.
-    const wide = comparePaired(run(10, 1), run(10, 1), { margin: 0.05 }).itemsNeeded!;
+    const wide = comparePopulation(run(10, 1), run(10, 1), { margin: 0.05 }).itemsNeeded!;
     expect(small / wide).toBeGreaterThan(2.4);
     expect(small / wide).toBeLessThan(6.5);
   });
 
   it("is the current size when the suite is already large enough", () => {
     const rates = itemRates(2000, 1);
-    const result = comparePaired(noisyRun(2000, 5, 2, rates), noisyRun(2000, 5, 3, rates));
+    const result = comparePopulation(noisyRun(2000, 5, 2, rates), noisyRun(2000, 5, 3, rates));
     expect(result.itemsNeeded).toBe(2000);
   });
 
@@ -477,7 +489,7 @@ describe("itemsNeeded: the suite size that tells a drop of the margin from no ch
     const estimates = Array.from({ length: 41 }, (_, pilot) => {
       const rates = itemRates(100, 500 + pilot);
       const base = noisyRun(100, 1, 600 + pilot, rates);
-      return comparePaired(base, noisyRun(100, 1, 700 + pilot, rates), { margin }).itemsNeeded!;
+      return comparePopulation(base, noisyRun(100, 1, 700 + pilot, rates), { margin }).itemsNeeded!;
     }).sort((a, b) => a - b);
     const median = estimates[20]!;
     expect(median / truth).toBeGreaterThan(0.8);
@@ -497,8 +509,8 @@ describe("itemsNeeded: the suite size that tells a drop of the margin from no ch
         4000 + t,
         rates.map((rate) => rate - margin),
       );
-      if (comparePaired(base, same, { margin }).verdict === "pass") unchangedPasses++;
-      if (comparePaired(base, dropped, { margin }).verdict === "pass") droppedPasses++;
+      if (comparePopulation(base, same, { margin }).verdict === "pass") unchangedPasses++;
+      if (comparePopulation(base, dropped, { margin }).verdict === "pass") droppedPasses++;
     }
     expect(unchangedPasses / trials).toBeGreaterThan(0.65);
     expect(unchangedPasses / trials).toBeLessThan(0.95);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   binomial,
+  hypergeometric,
   logFactorial,
   multinomial,
   normalQuantile,
@@ -104,5 +105,35 @@ describe("multinomial", () => {
     expect(Math.abs(totals[0]! / 2000 - 50)).toBeLessThan(0.8);
     expect(Math.abs(totals[2]! / 2000 - 200)).toBeLessThan(1.2);
     expect(Math.abs(totals[3]! / 2000 - 750)).toBeLessThan(1.3);
+  });
+});
+
+describe("hypergeometric", () => {
+  it("has the hypergeometric mean and variance, and stays in its support", () => {
+    const rng = createRng(3);
+    for (const [total, marked, draws] of [
+      [20, 5, 10],
+      [100_000, 30_000, 50_000],
+      [10, 10, 4],
+      [10, 0, 4],
+    ] as const) {
+      const runs = 4000;
+      let sum = 0;
+      let squares = 0;
+      for (let r = 0; r < runs; r++) {
+        const x = hypergeometric(rng, total, marked, draws);
+        expect(x).toBeGreaterThanOrEqual(Math.max(0, draws - (total - marked)));
+        expect(x).toBeLessThanOrEqual(Math.min(draws, marked));
+        sum += x;
+        squares += x * x;
+      }
+      const mean = (draws * marked) / total;
+      const variance =
+        (draws * (marked / total) * (1 - marked / total) * (total - draws)) / (total - 1);
+      expect(sum / runs).toBeCloseTo(mean, mean > 100 ? -1 : 1);
+      const observed = squares / runs - (sum / runs) ** 2;
+      if (variance > 0) expect(observed / variance).toBeGreaterThan(0.9);
+      if (variance > 0) expect(observed / variance).toBeLessThan(1.1);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { CompareBlock } from "../../../report/blocks.js";
 import type { RunDocument } from "../../../report/document.js";
-import { VERDICT_TEXT } from "../../compare-text.js";
+import { mdeText as mdeFigure, verdictSentence } from "../../compare-text.js";
 import { heroCard, marginMarks, statsRow, verdictLine } from "./card.js";
 import { bounds, count, counted, fixed, h, percent, signed } from "./dom.js";
 
@@ -28,7 +28,7 @@ export function compareSummary(base: RunDocument, cand: RunDocument, c: CompareB
       label: `delta ${signed(c.delta)}, ${ci}, margin ${c.margin}`,
       ticks: [signed(-span, 2), "0", signed(span, 2)],
     },
-    notes: [`${VERDICT_TEXT[c.verdict]} (margin ${c.margin}; the dashed line).`, mdeText(c)],
+    notes: [`${verdictSentence(c)} (margin ${c.margin}; the dashed line).`, mdeText(c)],
     after: [
       statsRow([
         ["broke", count(c.broke.length), "score dropped"],
@@ -43,10 +43,13 @@ export function compareSummary(base: RunDocument, cand: RunDocument, c: CompareB
 }
 
 function mdeText(c: CompareBlock): string {
-  const mde = c.mde === null ? "n/a" : c.mde.toFixed(4);
   const needed =
-    c.items_needed !== null && c.verdict === "inconclusive"
-      ? ` · about ${count(c.items_needed)} items would tell a drop of ${c.margin}`
-      : "";
-  return `Smallest regression this run could detect (80% power): ${mde}${needed}`;
+    c.verdict !== "inconclusive"
+      ? ""
+      : c.items_needed !== null
+        ? ` · about ${count(c.items_needed)} items would tell a drop of ${c.margin}`
+        : c.samples_needed !== null
+          ? ` · about ${count(c.samples_needed)} samples per case would tell a drop of ${c.margin}`
+          : "";
+  return `Smallest regression this run could detect (80% power): ${mdeFigure(c)}${needed}`;
 }

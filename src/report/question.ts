@@ -1,0 +1,11 @@
+import type { CompareFigures } from "./blocks.js";
+
+/**
+ * Which question a paired verdict answers, in words: `on these 50 cases` (the cases scope) or
+ * `on cases like these 50` (the population scope). No imports but types: the HTML page's script
+ * shows it too.
+ */
+export function question(c: Pick<CompareFigures, "scope" | "paired">): string {
+  if (c.scope === "population") return `on cases like these ${c.paired}`;
+  return c.paired === 1 ? "on this case" : `on these ${c.paired} cases`;
+}

@@ -1,0 +1,153 @@
+/**
+ * The gate's default question: is the candidate worse *on these cases*?
+ *
+ * The cases are fixed (the suite is the specification, as a test suite is); what varies from run
+ * to run is only which answers each case's samples happened to get. Each side's target is the
+ * mean over the cases of each case's own pass chance, and its only noise is the binomial noise of
+ * each case's k samples, which more samples reduce. Given the cases, the two runs' samples are
+ * independent, so the sides are combined as independent (no correlation between the runs).
+ */
+
+import { twoSidedZ } from "./distributions.js";
+
+/** One run's samples of the cases: passes and samples per case, in the same order as the other's. */
+export interface CaseCounts {
+  passes: ArrayLike<number>;
+  samples: ArrayLike<number>;
+}
+
+/**
+ * The pass chance at which case (s passes of k) is likeliest, given that every case's chance is
+ * pulled by the same multiplier θ (the constrained maximum-likelihood rates of a score test; θ = 0
+ * gives s/k, θ > 0 pulls down, θ < 0 up). The root in [0, 1] of θp² − (θ + k)p + s = 0.
+ */
+function constrainedRate(s: number, k: number, theta: number): number {
+  if (theta === 0) return s / k;
+  const b = theta + k;
+  const root = Math.sqrt(b * b - 4 * theta * s);
+  // The same root, written without cancellation on either side of 0.
+  const p = b > 0 ? (2 * s) / (b + root) : (b - root) / (2 * theta);
+  return Math.min(1, Math.max(0, p));
+}
+
+/** The cases grouped by (passes, samples): a suite of k samples per case has k + 1 groups. */
+export interface Groups {
+  passes: number[];
+  samples: number[];
+  cases: number[];
+  n: number;
+}
+
+export function grouped(c: CaseCounts): Groups {
+  const index = new Map<number | string, number>();
+  const groups: Groups = { passes: [], samples: [], cases: [], n: c.passes.length };
+  for (let i = 0; i < c.passes.length; i++) {
+    const [s, k] = [c.passes[i]!, c.samples[i]!];
+    // A number for whole counts (every run's), a string for the fractional ones of scaled runs.
+    const key =
+      Number.isInteger(s) && Number.isInteger(k) && k < 2 ** 20 ? s * 2 ** 20 + k : `${s}/${k}`;
+    const known = index.get(key);
+    if (known !== undefined) {
+      groups.cases[known]! += 1;
+      continue;
+    }
+    index.set(key, groups.cases.length);
+    groups.passes.push(c.passes[i]!);
+    groups.samples.push(c.samples[i]!);
+    groups.cases.push(1);
+  }
+  return groups;
+}
+
+export function groupMean(g: Groups): number {
+  return constrainedMoments(g, 0).mean;
+}
+
+/** Mean constrained rate and the variance of the mean under it (k/(k − 1): unbiased, as MN's). */
+function constrainedMoments(g: Groups, theta: number): { mean: number; variance: number } {
+  let sum = 0;
+  let variance = 0;
+  for (let j = 0; j < g.cases.length; j++) {
+    const k = g.samples[j]!;
+    const p = constrainedRate(g.passes[j]!, k, theta);
+    sum += g.cases[j]! * p;
+    variance += (g.cases[j]! * p * (1 - p)) / (k - 1);
+  }
+  return { mean: sum / g.n, variance: variance / (g.n * g.n) };
+}
+
+/** Bisection steps on the multiplier: u to within 1e-12, the bound far closer than shown. */
+const BISECTIONS = 40;
+
+/**
+ * One side's score bound on the mean pass chance of its cases (Miettinen & Nurminen 1985, with
+ * every case its own stratum): the furthest mean m, below the observed (`side` −1) or above it
+ * (+1), that the score test does not reject: |m̂ − m| − c ≤ z·√V(m), V(m) the variance of the
+ * mean when each case's chance is the likeliest one that gives the mean m, and c half a sample's
+ * weight in the mean (Yates's continuity correction: without it a drop of the margin on cases
+ * at 99% with 3 samples each passed up to 4.1% of the time in bench/coverage, 2.9% with it). A case that always passed
+ * has no variance at the observed rates, but does under a lower mean: it is where a drop could
+ * hide unseen, so a run that saw only passes still bounds the mean below 1 by about
+ * z²/((k − 1)·n), as Wilson's interval bounds a proportion by z²/trials.
+ */
+export function caseMeanBound(counts: CaseCounts, level: number, side: -1 | 1): number {
+  return groupBound(grouped(counts), level, side);
+}
+
+export function groupBound(c: Groups, level: number, side: -1 | 1): number {
+  const z = twoSidedZ(level);
+  const observed = constrainedMoments(c, 0).mean;
+  if ((side < 0 && observed <= 0) || (side > 0 && observed >= 1)) return observed;
+  let total = 0;
+  for (let j = 0; j < c.cases.length; j++) total += c.samples[j]! * c.cases[j]!;
+  // θ runs over (0, ∞) below the observed mean and (−∞, 0) above; u ∈ (0, 1) maps onto it.
+  const thetaOf = (u: number) => (side * -total * u) / (1 - u);
+  // Half a sample: the continuity correction (Yates), as the passes are whole counts.
+  const correction = 0.5 / total;
+  const outside = (u: number) => {
+    const { mean, variance } = constrainedMoments(c, thetaOf(u));
+    return Math.abs(observed - mean) - correction > z * Math.sqrt(variance);
+  };
+  let low = 0;
+  let high = 1;
+  for (let step = 0; step < BISECTIONS; step++) {
+    const middle = (low + high) / 2;
+    if (outside(middle)) high = middle;
+    else low = middle;
+  }
+  return constrainedMoments(c, thetaOf(low)).mean;
+}
+
+/**
+ * The interval of candidate − baseline on these cases: each side's score bounds, combined as for
+ * two independent proportions (Newcombe 1998, method 10: the square-root-of-sums of each side's
+ * distance to its bound). Needs two or more samples per case on both sides: one sample shows
+ * nothing of a case's own noise (see comparePaired for what is used then).
+ */
+export function casesHalfWidths(
+  base: CaseCounts,
+  cand: CaseCounts,
+  level: number,
+): { down: number; up: number } {
+  return groupsHalfWidths(grouped(base), grouped(cand), level);
+}
+
+/** casesHalfWidths of cases already grouped. */
+export function groupsHalfWidths(
+  b: Groups,
+  c: Groups,
+  level: number,
+): { down: number; up: number } {
+  const mb = constrainedMoments(b, 0).mean;
+  const mc = constrainedMoments(c, 0).mean;
+  return {
+    down: Math.hypot(mc - groupBound(c, level, -1), groupBound(b, level, 1) - mb),
+    up: Math.hypot(groupBound(c, level, 1) - mc, mb - groupBound(b, level, -1)),
+  };
+}
+
+/** Whether every case has at least two samples: the cases scope can see each case's own noise. */
+export function everyCaseResampled(counts: CaseCounts): boolean {
+  for (let i = 0; i < counts.samples.length; i++) if (!(counts.samples[i]! >= 2)) return false;
+  return true;
+}
