@@ -43,7 +43,13 @@ export interface EvalFlags extends Record<string, unknown> {
 const EXIT_GRACE_MS = 200;
 
 export async function evalCommand(cases: string | undefined, given: EvalFlags): Promise<number> {
-  const flags = withRunGate(given, ["passThreshold", "baseline", "margin", "inconclusive"]);
+  const flags = withRunGate(given, [
+    "passThreshold",
+    "baseline",
+    "margin",
+    "inconclusive",
+    "scope",
+  ]);
   const debug = debugLogger(flags.verbose);
   const options = configOptions(flags);
   const config = await loadConfig(options);

@@ -7,15 +7,17 @@ const GATE_FLAGS = {
   baseline: "--baseline",
   margin: "--margin",
   inconclusive: "--inconclusive",
+  scope: "--scope",
 } as const;
 type GateKey = keyof typeof GATE_FLAGS;
 
 /** `--pass-threshold` and `--baseline` are two gates: giving one now drops the other's flags. */
 const OTHER_GATE: Record<GateKey, readonly GateKey[]> = {
-  passThreshold: ["baseline", "margin", "inconclusive"],
+  passThreshold: ["baseline", "margin", "inconclusive", "scope"],
   baseline: ["passThreshold"],
   margin: ["passThreshold"],
   inconclusive: ["passThreshold"],
+  scope: ["passThreshold"],
 };
 
 /**

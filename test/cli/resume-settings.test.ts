@@ -316,7 +316,7 @@ describe("--resume RUN keeps the settings that decide the gate", () => {
     expect(stricter.code).toBe(1);
   }, 60_000);
 
-  it("eb eval: a run started with --baseline, --margin and --inconclusive is compared with that baseline", async () => {
+  it("eb eval: a run started with --baseline, --margin, --inconclusive and --scope is compared with that baseline", async () => {
     const held = await heldServer(7);
     const root = makeProject({ "cases.jsonl": GATE_CASES });
     const base = await runEb(
@@ -342,6 +342,8 @@ describe("--resume RUN keeps the settings that decide the gate", () => {
       "0.5",
       "--inconclusive",
       "pass",
+      "--scope",
+      "population",
     ];
     const runDir = await interrupted(root, held, flags);
     held.open();
@@ -349,7 +351,7 @@ describe("--resume RUN keeps the settings that decide the gate", () => {
     expect(resumed.stdout).toContain(`Compared with the baseline ${baseline}:`);
     expect(resumed.stdout).toMatch(
       new RegExp(
-        `Gate: paired compare with the baseline ${path.basename(baseline)} at margin 0\\.5 → .* → passed\\n$`,
+        `Gate: paired compare with the baseline ${path.basename(baseline)} at margin 0\\.5 → .* on cases like these .* → passed\\n$`,
       ),
     );
     expect(resumed.code, resumed.stderr).toBe(0);
