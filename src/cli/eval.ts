@@ -55,7 +55,7 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
-  const baseline = await baselineOf({ ...flags, scope: config.scope }, cases);
+  const baseline = await baselineOf(flags, config.scope, cases);
   const argv = baseline
     ? pinBaseline(process.argv.slice(2), baseline.location)
     : process.argv.slice(2);
@@ -162,11 +162,12 @@ async function writeJunit(file: string, report: RunDocument): Promise<void> {
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
-async function baselineOf(flags: EvalFlags & { scope: Scope }, cases: string | undefined) {
+async function baselineOf(flags: EvalFlags, scope: Scope, cases: string | undefined) {
   if (flags.baseline === undefined) {
     const gateFlags = [
       ["--margin", flags.margin],
       ["--inconclusive", flags.inconclusive],
+      ["--scope", flags.scope],
     ] as const;
     for (const [flag, value] of gateFlags) {
       if (value !== undefined) throw new InputError(`${flag} sets the compare of --baseline RUN`);
@@ -178,7 +179,11 @@ async function baselineOf(flags: EvalFlags & { scope: Scope }, cases: string | u
       "--baseline and --pass-threshold are two gates: the compare with the baseline decides the exit code, so pass one of them",
     );
   }
-  const gate = await (await import("./compare.js")).baselineGate(flags.baseline, flags, cases);
+  const gate = await (await import("./compare.js")).baselineGate(
+    flags.baseline,
+    { ...flags, scope },
+    cases,
+  );
   if (flags.resume !== undefined && path.resolve(flags.resume) === path.resolve(gate.location)) {
     throw new InputError(
       `--baseline ${flags.baseline} is the run being resumed: name the baseline's own folder (latest~1, …)`,

@@ -189,6 +189,9 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
     const stray = await evalIn(root, ["--margin", "0.1"]);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain("--margin sets the compare of --baseline RUN");
+    const scope = await evalIn(root, ["--scope", "population"]);
+    expect(scope.code).toBe(2);
+    expect(scope.stderr).toContain("--scope sets the compare of --baseline RUN");
     expect(runFolders(root)).toEqual([]);
 
     expect((await evalIn(root)).code).toBe(0);
