@@ -6,14 +6,18 @@ import { priceOf, usageCost } from "./price.js";
 /**
  * `--max-cost`: a sample starts only while what was spent (earlier attempts of the run
  * included), plus the estimates of the samples in flight, plus its own estimate stays within
- * the cap. Once one is refused, no sample that would call anything starts (the run ends
- * `budget_exceeded`); samples answered wholly from the cache still run. A sample in flight is
- * never cut short, so the spend can pass the cap by what those cost beyond their estimates.
+ * the cap. A sample that would pass it waits while samples are in flight (they often cost less
+ * than their estimates); with none in flight, it is refused, and from then on no sample that
+ * would call anything starts (the run ends `budget_exceeded`); samples answered wholly from the
+ * cache still run. A sample in flight is never cut short, so the spend can pass the cap by what
+ * those cost beyond their estimates.
  */
 export class Budget {
   private spent = 0;
   private reserved = 0;
+  private inFlight = 0;
   private refused = false;
+  private waiting: (() => void)[] = [];
 
   constructor(readonly maxCost: number) {}
 
@@ -25,19 +29,35 @@ export class Budget {
     return this.spent;
   }
 
-  /** Whether a sample estimated at `cost` may start; if so, its estimate is held until `release`. */
-  admit(cost: number): boolean {
-    if (cost === 0) return true;
-    if (this.refused || this.spent + this.reserved + cost > this.maxCost) {
-      this.refused = true;
-      return false;
+  /**
+   * Whether a sample estimated at `cost` may start ("yes": its estimate is held until
+   * `release`), must wait for a sample in flight to end ("wait", see `released`), or is refused.
+   */
+  admit(cost: number): "yes" | "wait" | "no" {
+    if (cost === 0) return "yes";
+    if (this.refused) return "no";
+    if (this.spent + this.reserved + cost <= this.maxCost) {
+      this.reserved += cost;
+      this.inFlight++;
+      return "yes";
     }
-    this.reserved += cost;
-    return true;
+    if (this.inFlight > 0) return "wait";
+    this.refused = true;
+    return "no";
+  }
+
+  /** Resolves when a sample in flight ends: what it cost is then known. */
+  released(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   release(cost: number): void {
+    if (cost === 0) return;
     this.reserved -= cost;
+    this.inFlight--;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resume of waiting) resume();
   }
 
   spend(cost: number): void {

@@ -8,8 +8,9 @@ import type { Case } from "./schema.js";
 /**
  * Token estimates without calling anything. Input tokens are the characters sent divided by 4
  * (OpenAI's rule of thumb for English; no tokenizer is loaded). An answer not in the cache is
- * estimated at `max_tokens` when the run sets it, else at the median of the cached answers to
- * the same cases, else at 512 tokens; a judge's verdict at 200.
+ * estimated at `max_tokens` when the run sets it, else at the median of the answers seen (the
+ * cached ones to the same cases, then those the run gets), else at 512 tokens; a judge's
+ * verdict at 200.
  */
 export const DEFAULT_OUTPUT_TOKENS = 512;
 export const JUDGE_OUTPUT_TOKENS = 200;
@@ -33,15 +34,23 @@ export function targetRequest(plan: Plan, c: Case): ChatRequest | null {
 }
 
 export class Estimator {
+  /** The answers' lengths seen so far (cached ones first), while no --max-tokens bounds them. */
+  private readonly seen: number[];
+  /** When the median is worked out again: as the answers seen grow by a quarter. */
+  private nextMedianAt = 1;
+
   private constructor(
     private readonly plan: Plan,
-    readonly outputTokens: number,
+    public outputTokens: number,
     readonly outputBasis: OutputBasis,
-  ) {}
+    seen: number[],
+  ) {
+    this.seen = seen;
+  }
 
   /** Reads the cache for every sample once when the output estimate needs its median. */
   static async of(plan: Plan): Promise<Estimator> {
-    if (plan.maxTokens !== null) return new Estimator(plan, plan.maxTokens, "max_tokens");
+    if (plan.maxTokens !== null) return new Estimator(plan, plan.maxTokens, "max_tokens", []);
     const counts: number[] = [];
     for (const c of plan.cases) {
       for (let sample = 0; sample < plan.k; sample++) {
@@ -51,8 +60,21 @@ export class Estimator {
     }
     const median = medianOf(counts);
     return median === null
-      ? new Estimator(plan, DEFAULT_OUTPUT_TOKENS, "default")
-      : new Estimator(plan, median, "cached median");
+      ? new Estimator(plan, DEFAULT_OUTPUT_TOKENS, "default", counts)
+      : new Estimator(plan, median, "cached median", counts);
+  }
+
+  /**
+   * An answer the run got: without --max-tokens the estimate of the answers still to come is
+   * the median of those seen (a budget reserved at 512 tokens an answer for answers of 20 stops
+   * a run at a tenth of its cap).
+   */
+  observe(completionTokens: number): void {
+    if (this.outputBasis === "max_tokens") return;
+    this.seen.push(completionTokens);
+    if (this.seen.length < this.nextMedianAt) return;
+    this.nextMedianAt = Math.ceil(this.seen.length * 1.25) + 1;
+    this.outputTokens = medianOf(this.seen) ?? this.outputTokens;
   }
 
   /** The calls of one sample: the target's, then the judge's (one per prompt a grader builds). */

@@ -57,6 +57,18 @@ export function caseSuite(
   const { judgeSamples, processes } = plan;
   const sampleOptions = { target, judge, judgeSamples, model, signal, scrub, processes };
   let estimator: Estimator | null = null;
+  /** The sample's estimate once the budget admits it (0 without one), or null: refused. */
+  const admitted = async (c: Case, sample: number): Promise<number | null> => {
+    const { budget } = plan;
+    if (budget === null || estimator === null) return 0;
+    for (;;) {
+      const cost = costOf(plan.config.pricing, await estimator.sample(c, sample));
+      const answer = budget.admit(cost);
+      if (answer === "yes") return cost;
+      if (answer === "no" || signal.aborted) return null;
+      await budget.released();
+    }
+  };
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,
@@ -83,14 +95,16 @@ export function caseSuite(
       await batch.ready(runDir);
       // Interrupted while the batch was polled: no sample starts.
       if (signal.aborted) return null;
-      const cost =
-        estimator === null ? 0 : costOf(plan.config.pricing, await estimator.sample(c, sample));
+      const cost = await admitted(c, sample);
       // Over the budget, a sample is not run: --resume with a higher one runs it.
-      if (plan.budget !== null && !plan.budget.admit(cost)) return null;
+      if (cost === null) return null;
       try {
         const row = scrubRow(await runCaseSample(c, sample, sampleOptions), plan.scrubber);
         // A sample cut short by an interrupt is not a result: it is neither written nor counted.
         if (signal.aborted) return null;
+        if (row.cached !== true && row.completion_tokens != null) {
+          estimator?.observe(row.completion_tokens);
+        }
         tally.add(row);
         return row;
       } finally {

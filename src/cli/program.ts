@@ -217,7 +217,9 @@ cost, calling nothing: input tokens are characters / 4, an answer not cached cou
 --max-tokens, else the median of the cached answers, else 512 (a judge verdict 200), priced by
 [pricing."MODEL"] in the config. --max-cost USD ([eval] max_cost) caps a run: no sample that
 would call a model starts once the spend plus the estimates of the samples in flight would pass
-it; the rows so far are valid, the run is marked budget_exceeded (exit 1), and --resume RUN with
+it (answers still to come are estimated at the median of those seen, unless --max-tokens; a
+sample that would pass the cap waits for the samples in flight, and is refused only when none
+is); the rows so far are valid, the run is marked budget_exceeded (exit 1), and --resume RUN with
 a higher --max-cost finishes it. Every model called needs a price.
 
 Batch: --batch (with -m) sends the target calls the cache misses through the provider's Batch

@@ -156,6 +156,30 @@ describe("eb eval --max-cost", () => {
     expect(server.requests).toHaveLength(10);
   });
 
+  it("without --max-tokens, reserves the answers seen and holds calls back at the cap", async () => {
+    // 40 samples really cost 40 × $0.018 = $0.72. Reserved at 512 answer tokens ($0.522 each),
+    // a second sample in flight would pass $1.00: it waits for the first, whose 7-token answer
+    // makes the estimate of the rest $0.017, and the run finishes within its cap.
+    const root = makeProject({ ".eval-banana/config.toml": CONFIG, "cases.jsonl": cases(40) });
+    const roomy = await evalAt(root, "cases.jsonl", ["--max-cost", "1"]);
+    expect(roomy.code, roomy.stdout).toBe(0);
+    expect(lines(root).slice(1)).toHaveLength(40);
+    expect(report(root)).toMatchObject({
+      budget_exceeded: false,
+      budget: { max_cost: 1, spent: expect.closeTo(0.72, 6) },
+    });
+
+    // A cap the run does pass stops it near the cap, not at a tenth of it.
+    const tight = makeProject({ ".eval-banana/config.toml": CONFIG, "cases.jsonl": cases(40) });
+    const stopped = await evalAt(tight, "cases.jsonl", ["--max-cost", "0.6", "--no-cache"]);
+    expect(stopped.code).toBe(1);
+    const spent = (report(tight) as { budget: { spent: number } }).budget.spent;
+    expect(spent).toBeGreaterThan(0.5);
+    // Past the cap by at most what the samples in flight cost beyond their estimates.
+    expect(spent).toBeLessThan(0.7);
+    expect(report(tight)).toMatchObject({ budget_exceeded: true, run_passed: false });
+  });
+
   it("needs a price for every model it would call; nothing is called without one", async () => {
     const root = makeProject({ "cases.jsonl": cases(2) });
     const result = await evalAt(root, "cases.jsonl", ["--max-cost", "1"]);
