@@ -9,6 +9,7 @@ import {
   type FailingLine,
   failingItems,
   failingItemsText,
+  noneFellShort,
 } from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
 import { FLAKY_SHOWN, summaryText } from "../render/stats-text.js";
@@ -136,7 +137,8 @@ function reportText(
   all: boolean,
 ): string {
   const calibrated = calibration ? calibrationText(calibration) : "";
-  return `${summaryText(summary, coverage)}${calibrated}${failingItemsText(failing, all ? null : FAILING_LISTED)}`;
+  const none = noneFellShort(coverage, summary.stats);
+  return `${summaryText(summary, coverage)}${calibrated}${failingItemsText(failing, all ? null : FAILING_LISTED, none)}`;
 }
 
 /** `calibration` in report --json: the graders' figures as eb calibrate --json gives them. */

@@ -1,6 +1,8 @@
+import { type Coverage, isIncomplete, notRunText } from "../report/coverage.js";
 import type { DocumentItem } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { REASON_CHARS } from "../report/reason.js";
+import type { RunStats } from "../report/run-summary.js";
 import { code, ID_CHARS } from "./markdown.js";
 import { fixed } from "./stats-text.js";
 
@@ -21,9 +23,25 @@ export function failingItems(items: readonly DocumentItem[]): FailingItem[] {
   return items.filter((item): item is FailingItem => item.problem !== null);
 }
 
+/**
+ * What to say when no item fell short: that every item passed only when every item ran (a run
+ * stopped by its budget or an interrupt passed only the samples it ran).
+ */
+export function noneFellShort(
+  coverage: Coverage | null,
+  ran: Pick<RunStats, "items" | "samples">,
+): string {
+  if (!isIncomplete(coverage, ran)) return "every item passed every sample";
+  return `every sample that ran passed, but ${notRunText(coverage, ran)}`;
+}
+
 /** `eb report`'s list of the items that fell short, at most `limit` of them (null: all). */
-export function failingItemsText(items: readonly FailingLine[], limit: number | null): string {
-  if (items.length === 0) return "every item passed every sample\n";
+export function failingItemsText(
+  items: readonly FailingLine[],
+  limit: number | null,
+  none = noneFellShort(null, { items: 0, samples: 0 }),
+): string {
+  if (items.length === 0) return `${none}\n`;
   const shown = limit === null ? items : items.slice(0, limit);
   // A loop, not Math.max(...shown): --all shows every item, and a spread of 200,000 overflows.
   const width = Math.min(
@@ -43,8 +61,12 @@ export function failingItemsText(items: readonly FailingLine[], limit: number | 
 }
 
 /** The same list as a Markdown table (a job summary's), at most `limit` rows. */
-export function failingItemsMarkdown(items: readonly FailingItem[], limit: number): string[] {
-  if (items.length === 0) return ["Every item passed every sample.", ""];
+export function failingItemsMarkdown(
+  items: readonly FailingItem[],
+  limit: number,
+  none = noneFellShort(null, { items: 0, samples: 0 }),
+): string[] {
+  if (items.length === 0) return [`${capitalized(none)}.`, ""];
   const shown = items.slice(0, limit);
   const more = items.length - shown.length;
   return [
@@ -64,4 +86,8 @@ export function failingItemsMarkdown(items: readonly FailingItem[], limit: numbe
 function scoreOf(item: FailingLine): string {
   const errors = item.errors > 0 ? `, ${countOf(item.errors, "error")}` : "";
   return `${fixed(item.score, 2)} (${countOf(item.samples, "sample")}${errors})`;
+}
+
+export function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -4,7 +4,7 @@ import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
-import { failingItems, failingItemsMarkdown } from "./failing.js";
+import { failingItems, failingItemsMarkdown, noneFellShort } from "./failing.js";
 import { code, ID_CHARS } from "./markdown.js";
 import { notRunBanner, passRateScope } from "./not-run.js";
 import { gateLine } from "./run-text.js";
@@ -136,7 +136,7 @@ export function runSummaryMarkdown(
     "",
     `**${stripVTControlCharacters(gate)}**`,
     "",
-    ...failingItemsMarkdown(failingItems(doc.items), SUMMARY_ITEMS),
+    ...failingItemsMarkdown(failingItems(doc.items), SUMMARY_ITEMS, noneFellShort(doc, doc.stats)),
     "<details><summary>Statistics</summary>",
     "",
     ...summaryMarkdown({ stats, ...doc.summary }, doc).slice(1),

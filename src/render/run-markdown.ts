@@ -1,5 +1,6 @@
 import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
+import { capitalized, noneFellShort } from "./failing.js";
 import { cell, code, codeBlock } from "./markdown.js";
 import { notRunBanner, notRunText } from "./not-run.js";
 import { budgetLine, itemCountsText, statusOf } from "./run-text.js";
@@ -90,7 +91,9 @@ function worstOutcome(item: DocumentItem) {
 function caseSections(doc: RunDocument): string[] {
   const short = doc.items.filter((item) => item.score < 1);
   const stats = ["", ...summaryMarkdown({ stats: doc.stats, ...doc.summary }, doc)];
-  if (short.length === 0) return [...stats, "## Items", "", "Every item passed every sample."];
+  if (short.length === 0) {
+    return [...stats, "## Items", "", `${capitalized(noneFellShort(doc, doc.stats))}.`];
+  }
   return [
     ...stats,
     "## Items that fell short",

@@ -141,6 +141,12 @@ describe("eb eval --max-cost", () => {
       run_passed: false,
     });
     expect(server.requests).toHaveLength(5);
+    // Every sample that ran passed, and no output says every item did.
+    const markdown = readFileSync(path.join(runDir(root), "report.md"), "utf8");
+    expect(markdown).toContain("Every sample that ran passed, but 5 of 10 items never ran.");
+    const summary = await runEb(["report", runDir(root)], { cwd: root });
+    expect(summary.stdout).toContain("every sample that ran passed, but 5 of 10 items never ran");
+    expect(markdown + summary.stdout).not.toMatch(/every item passed/i);
 
     const more = ["--max-tokens", "10", "--workers", "1", "--max-cost", "1"];
     const finished = await evalAt(root, "cases.jsonl", [...more, "--resume", runDir(root)]);
