@@ -31,9 +31,9 @@ export class Budget {
 
   /**
    * Whether a sample estimated at `cost` may start ("yes": its estimate is held until
-   * `release`), must wait for a sample in flight to end ("wait", see `released`), or is refused.
+   * `release`), must wait for a sample in flight to end ("wait"), or is refused.
    */
-  admit(cost: number): "yes" | "wait" | "no" {
+  private admit(cost: number): "yes" | "wait" | "no" {
     if (cost === 0) return "yes";
     if (this.refused) return "no";
     if (this.spent + this.reserved + cost <= this.maxCost) {
@@ -46,9 +46,19 @@ export class Budget {
     return "no";
   }
 
-  /** Resolves when a sample in flight ends: what it cost is then known. */
-  released(): Promise<void> {
-    return new Promise((resolve) => this.waiting.push(resolve));
+  /**
+   * A sample's estimate once it is admitted (held until `release`), waiting for the samples in
+   * flight as long as `admit` says so; null when refused (or interrupted while it waited). The
+   * estimate is asked again after each wait: the answers seen meanwhile may have changed it.
+   */
+  async take(estimate: () => Promise<number>, signal?: AbortSignal): Promise<number | null> {
+    for (;;) {
+      const cost = await estimate();
+      const answer = this.admit(cost);
+      if (answer === "yes") return cost;
+      if (answer === "no" || signal?.aborted) return null;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
   }
 
   release(cost: number): void {

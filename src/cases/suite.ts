@@ -59,15 +59,10 @@ export function caseSuite(
   let estimator: Estimator | null = null;
   /** The sample's estimate once the budget admits it (0 without one), or null: refused. */
   const admitted = async (c: Case, sample: number): Promise<number | null> => {
-    const { budget } = plan;
-    if (budget === null || estimator === null) return 0;
-    for (;;) {
-      const cost = costOf(plan.config.pricing, await estimator.sample(c, sample));
-      const answer = budget.admit(cost);
-      if (answer === "yes") return cost;
-      if (answer === "no" || signal.aborted) return null;
-      await budget.released();
-    }
+    if (plan.budget === null || estimator === null) return 0;
+    const priced = estimator;
+    const estimate = async () => costOf(plan.config.pricing, await priced.sample(c, sample));
+    return plan.budget.take(estimate, signal);
   };
   return {
     kind: "cases",

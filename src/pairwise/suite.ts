@@ -78,9 +78,10 @@ export function pairwiseSuite(
     runSample: async (item, sample) => {
       // A sample only one run has is no pair.
       if (!item.answers.has(sample)) return null;
-      const cost = budget === null ? 0 : await pairCost(plan, item, sample);
+      const cost =
+        budget === null ? 0 : await budget.take(() => pairCost(plan, item, sample), signal);
       // Over the budget, a pair is not judged: --resume with a higher one judges it.
-      if (budget !== null && !budget.admit(cost)) return null;
+      if (cost === null) return null;
       try {
         const row = scrubRow(await judgePair(item, sample, judge, plan.judgeModel), plan);
         // A pair cut short by an interrupt is not a result.
