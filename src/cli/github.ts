@@ -4,6 +4,7 @@ import {
   type Annotation,
   annotationLines,
   brokeAnnotation,
+  placeOf,
   runAnnotations,
   runSummaryMarkdown,
   STEP_SUMMARY_BYTES,
@@ -91,7 +92,9 @@ async function annotateBroke(
     const before = baseItems.get(id)!;
     const now = candItems.get(id)!;
     const reason = brokeReason(before.score, now.score, now.problem);
-    return brokeAnnotation(id, reason, places.get(id) ?? null);
+    // At the line the reason names (a script's failing line), else the item's definition.
+    const failedAt = now.problem_at ? placeOf(now, cand.project_root ?? projectRoot) : null;
+    return brokeAnnotation(id, reason, failedAt ?? places.get(id) ?? null);
   });
   writeCommands(stream, annotationLines(annotations, root));
 }

@@ -181,6 +181,30 @@ function evalArgs(out: string, extra: readonly string[] = []): string[] {
   return ["eval", "cases.jsonl", "--target", "node target.cjs", "-k", "2", "--out", out, ...extra];
 }
 
+describe("eb compare on GitHub Actions, of check runs", () => {
+  it("annotates a check that broke on the line its reason names", async () => {
+    const root = makeProject({
+      "eval_checks/api/flips.yaml": checkYaml(
+        "flips",
+        "import pathlib\nassert not pathlib.Path('broken').exists(), 'it broke'",
+      ),
+    });
+    const env = { GITHUB_ACTIONS: "true" };
+    expect((await runEb(["run"], { cwd: root, env })).code).toBe(0);
+    const before = lastRunDir(root);
+    writeFile(root, "broken", "");
+    expect((await runEb(["run"], { cwd: root, env })).code).toBe(1);
+    const compare = await runEb(["compare", before, lastRunDir(root)], { cwd: root, env });
+    expect(compare.code).toBe(1);
+    // The assertion is the script's line 2, the YAML file's line 9; the id: line is 4.
+    expect(commands(compare.stdout)).toEqual([
+      expect.stringMatching(
+        /^::error file=eval_checks\/api\/flips\.yaml,line=9,title=eval-banana%3A flips broke::/,
+      ),
+    ]);
+  });
+});
+
 describe("eb eval on GitHub Actions", () => {
   it("annotates each case on its JSONL line: errors, failures, flaky ones as warnings", async () => {
     const root = makeProject({ "cases.jsonl": `${CASES}\n`, "target.cjs": TARGET });
