@@ -70,7 +70,7 @@ async function compileErrors(sources: Named[], processes: GraderProcesses): Prom
  */
 export function graderProcesses(
   config: Config,
-  run: { cwd: string; casesFile: string; env: NodeJS.ProcessEnv; signal: AbortSignal },
+  run: { cwd: string; casesFile: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
 ): GraderProcesses {
   let python: Promise<PythonInterpreter> | null = null;
   return {
@@ -82,7 +82,7 @@ export function graderProcesses(
     casesDir: path.dirname(path.resolve(run.cwd, run.casesFile)),
     env: run.env,
     timeoutMs: config.checkTimeoutSeconds * 1000,
-    signal: run.signal,
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
   };
 }
 
@@ -95,11 +95,7 @@ export async function validateCases(
   run: { config: Config; cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<{ cases: number }> {
   const { cases } = await loadCases(casesFile);
-  const processes = graderProcesses(run.config, {
-    ...run,
-    casesFile,
-    signal: new AbortController().signal,
-  });
+  const processes = graderProcesses(run.config, { ...run, casesFile });
   await checkGraderPython(cases, casesFile, processes);
   return { cases: cases.length };
 }

@@ -63,11 +63,10 @@ export const script = defineGrader<ScriptSpec>({
     try {
       const contextFile = path.join(scratch, "context.json");
       await writeFile(contextFile, contextJson(output, ctx));
-      let file = path.resolve(run.casesDir, spec.script_path ?? "");
-      if (spec.script !== undefined) {
-        file = path.join(scratch, "grader.py");
-        await writeFile(file, spec.script);
-      }
+      const file =
+        spec.script === undefined
+          ? path.resolve(run.casesDir, spec.script_path!)
+          : await written(path.join(scratch, "grader.py"), spec.script);
       const result = await runProcess({
         command: python.executable,
         args: [file, contextFile],
@@ -82,6 +81,12 @@ export const script = defineGrader<ScriptSpec>({
     }
   },
 });
+
+/** Writes `text` to `file` and returns the file. */
+async function written(file: string, text: string): Promise<string> {
+  await writeFile(file, text);
+  return file;
+}
 
 const commandSpec = z.strictObject({ command: z.string().trim().min(1) });
 

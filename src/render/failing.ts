@@ -39,7 +39,7 @@ export function noneFellShort(
 export function failingItemsText(
   items: readonly FailingLine[],
   limit: number | null,
-  none = noneFellShort(null, { items: 0, samples: 0 }),
+  none: string,
 ): string {
   if (items.length === 0) return `${none}\n`;
   const shown = limit === null ? items : items.slice(0, limit);
@@ -64,7 +64,7 @@ export function failingItemsText(
 export function failingItemsMarkdown(
   items: readonly FailingItem[],
   limit: number,
-  none = noneFellShort(null, { items: 0, samples: 0 }),
+  none: string,
 ): string[] {
   if (items.length === 0) return [`${capitalized(none)}.`, ""];
   const shown = items.slice(0, limit);
