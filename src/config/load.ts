@@ -313,7 +313,7 @@ function envValues(env: NodeJS.ProcessEnv): SettingValues {
   const values: SettingValues = {};
   for (const setting of SETTINGS) {
     const name = envName(setting);
-    const raw = name === undefined ? undefined : env[name];
+    const raw = env[name];
     // An empty variable is treated as unset: `FOO= eb run` must not silently clear a setting.
     if (raw === undefined || raw === "") continue;
     values[settingId(setting)] = parseOrThrow(setting, raw, `environment variable ${name}`);
