@@ -1,5 +1,6 @@
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
+import { isFlaky, itemStatus } from "./item-status.js";
 import { fixed } from "./stats-text.js";
 
 /** One item of a run (or of a comparison) as a JUnit `testcase`. */
@@ -147,7 +148,8 @@ function runItems(doc: RunDocument): JunitItem[] {
 }
 
 function itemOf(item: DocumentItem): JunitItem {
-  const outcome = item.errors > 0 ? "error" : item.problem !== null ? "failure" : "passed";
+  const status = itemStatus(item);
+  const outcome = status === "failed" ? "failure" : status;
   // The output of the first sample that fell short (the one the reason is about), else the first.
   const shown = item.outcomes.find((o) => o.status !== "passed") ?? item.outcomes[0];
   const ms = item.outcomes.reduce<number | null>(
@@ -162,7 +164,7 @@ function itemOf(item: DocumentItem): JunitItem {
     outcome,
     reason: item.problem,
     stdout: shown?.excerpt == null ? null : cutNote(shown.excerpt, shown.chars),
-    flaky: item.score > 0 && item.score < 1,
+    flaky: isFlaky(item),
     samples: { passed: Math.round(item.score * item.samples), run: item.samples },
   };
 }

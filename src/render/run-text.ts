@@ -3,6 +3,7 @@ import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument, VerdictOutcome } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
+import { type ItemStatus, itemCounts, itemStatus } from "./item-status.js";
 import { notRunLine } from "./not-run.js";
 import { passedOf, runSummaryText, seconds } from "./stats-text.js";
 
@@ -47,14 +48,14 @@ function checkLines(doc: RunDocument, all: boolean): string[] {
   const points = doc.items.reduce((sum, item) => sum + item.score, 0);
   const total = doc.items.length;
   const percentage = total === 0 ? 0 : Math.round((points / total) * 1000) / 10;
-  const listed = all ? doc.items : doc.items.filter((item) => statusOf(item) !== "passed");
+  const listed = all ? doc.items : doc.items.filter((item) => itemStatus(item) !== "passed");
   const unlisted = total - listed.length;
   return [
     `Score: ${points}/${total}`,
     `Percentage: ${percentage.toFixed(1)}%`,
     `Passed: ${doc.run_passed ? pc.green("yes") : pc.red("no")}`,
     ...listed.map((item) => {
-      const status = statusOf(item);
+      const status = itemStatus(item);
       const samples = item.samples > 1 ? ` ${passedOf(item.score, item.samples)}` : "";
       const why = sampleReason(item);
       return `- ${item.id}: ${STATUS_COLOR[status](`${status}${samples}`)}${why ? ` - ${why}` : ""}`;
@@ -81,17 +82,9 @@ function caseLines(doc: RunDocument): string[] {
   ];
 }
 
-export type ItemStatus = "passed" | "failed" | "error";
-
-/** An item is an error when any sample was, else passed only when every sample passed. */
-export function statusOf(item: DocumentItem): ItemStatus {
-  if (item.errors > 0) return "error";
-  return item.score === 1 ? "passed" : "failed";
-}
-
 /** Why the item's worst sample fell short, as the sample said it (no `sample N:` prefix). */
 function sampleReason(item: DocumentItem): string | null {
-  const status = statusOf(item);
+  const status = itemStatus(item);
   const worst = item.outcomes.find((o) => o.status === status) ?? null;
   if (worst === null) return item.problem;
   return worst.reason ?? worst.error;
@@ -131,13 +124,6 @@ export function budgetLine(doc: RunDocument): string {
     `${countOf(doc.samples_planned, "sample")} not run: finish them with --resume ${doc.output_dir} ` +
     "and a higher --max-cost"
   );
-}
-
-/** How many items passed, failed and errored (an item errs when a sample did). */
-export function itemCounts(items: readonly DocumentItem[]): Record<ItemStatus, number> {
-  const counts = { passed: 0, failed: 0, error: 0 };
-  for (const item of items) counts[statusOf(item)]++;
-  return counts;
 }
 
 /**
