@@ -106,7 +106,6 @@ function fellShort(items: readonly DocumentItem[]): string[] {
   ];
 }
 
-/** `Budget: $0.0950 spent of --max-cost $0.10; 12 of 40 samples not run: …` */
 /** How many judge verdicts the cache gave: a changed judge behind the same name is not asked. */
 export function judgeCacheLine(doc: RunDocument): string {
   const counted = doc.judge_cache;
@@ -115,6 +114,7 @@ export function judgeCacheLine(doc: RunDocument): string {
   return `Judge verdicts: ${counted.cached} of ${counted.verdicts} from the cache${again}`;
 }
 
+/** `Budget: $0.0950 spent of --max-cost $0.10; 12 of 40 samples not run: …` */
 export function budgetLine(doc: RunDocument): string {
   const money = (x: number) => `$${x.toFixed(4)}`;
   const { max_cost: max, spent } = doc.budget ?? { max_cost: 0, spent: 0 };

@@ -266,5 +266,3 @@ const INCONCLUSIVE_NOTE = {
   pass: " (--inconclusive pass)",
   fail: " (--inconclusive pass would accept it)",
 } as const;
-
-/** `paired compare with the baseline B at margin 0.02 → inconclusive (--inconclusive pass would accept it)` */
