@@ -81,10 +81,9 @@ export async function runBatch(
     }
   } catch (error) {
     if (error instanceof RunStoppedError) throw error;
-    throw new RunStoppedError(
-      `the batch API at ${redactUrl(options.baseURL)} failed: ${messageOf(error)}`,
-      EXIT.couldNotRun,
-    );
+    const why = error instanceof Error ? error.message : String(error);
+    const where = `the batch API at ${redactUrl(options.baseURL)}`;
+    throw new RunStoppedError(`${where} failed: ${why}`, EXIT.couldNotRun);
   }
   return { missing: reasons.join("; ") };
 }
@@ -276,10 +275,6 @@ function jsonOrNull(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A local endpoint that needs no key gets none, not the client's placeholder. */

@@ -50,7 +50,7 @@ const SIDE_FIELDS: readonly SideField[] = [
   {
     name: "tags",
     get: (row) => row.tags,
-    valid: isStringList,
+    valid: (value) => Array.isArray(value) && value.every(isString),
     want: "a list of strings",
     feeds: "the breakdown by tag",
   },
@@ -71,7 +71,7 @@ const SIDE_FIELDS: readonly SideField[] = [
   {
     name: "ms",
     get: (row) => row.ms,
-    valid: isDuration,
+    valid: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
     want: "a number ≥ 0",
     feeds: "the latency",
   },
@@ -267,16 +267,8 @@ function isVoteRecord(value: unknown): boolean {
   return Object.values(value).every((v) => Array.isArray(v) && v.every((x) => x === 0 || x === 1));
 }
 
-function isStringList(value: unknown): boolean {
-  return Array.isArray(value) && value.every(isString);
-}
-
 function isBooleanRecord(value: unknown): boolean {
   if (!isObject(value)) return false;
   for (const key in value) if (typeof value[key] !== "boolean") return false;
   return true;
-}
-
-function isDuration(value: unknown): boolean {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
