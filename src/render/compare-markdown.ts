@@ -4,7 +4,7 @@ import { countOf } from "../report/gate.js";
 import { REASON_CHARS } from "../report/reason.js";
 import { neededLine, signed, strataLevel, verdictSentence } from "./compare-text.js";
 import { code, ID_CHARS } from "./markdown.js";
-import { fixed } from "./stats-text.js";
+import { fixed } from "./numbers.js";
 
 /** The first line of `eb compare --markdown`: a workflow finds its own sticky comment by it. */
 export const COMPARE_MARKER = "<!-- eval-banana:compare -->";

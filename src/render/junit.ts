@@ -1,7 +1,7 @@
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { isFlaky, itemStatus } from "./item-status.js";
-import { fixed } from "./stats-text.js";
+import { fixed } from "./numbers.js";
 
 /** One item of a run (or of a comparison) as a JUnit `testcase`. */
 export interface JunitItem {

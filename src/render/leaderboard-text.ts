@@ -1,7 +1,7 @@
 import { type LeaderboardEntry, NO_TOKENS } from "../report/blocks.js";
 import { countOf } from "../report/gate.js";
 import type { Leaderboard } from "../report/leaderboard.js";
-import { fixed } from "./stats-text.js";
+import { fixed } from "./numbers.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
 /** Columns of numbers, right-aligned. */

@@ -5,7 +5,8 @@ import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { type ItemStatus, itemCounts, itemStatus } from "./item-status.js";
 import { notRunLine } from "./not-run.js";
-import { passedOf, runSummaryText, seconds } from "./stats-text.js";
+import { passedOf } from "./numbers.js";
+import { runSummaryText, seconds } from "./stats-text.js";
 
 /** Items listed under "Fell short"; the rest are in report.md and report.json. */
 const LISTED_ITEMS = 10;

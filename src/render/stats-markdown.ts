@@ -3,7 +3,8 @@ import { countOf } from "../report/gate.js";
 import type { KStats, RunSummary } from "../report/run-summary.js";
 import { code } from "./markdown.js";
 import { passRateScope } from "./not-run.js";
-import { breakdownLevel, fixed, judgeNoiseText } from "./stats-text.js";
+import { fixed } from "./numbers.js";
+import { breakdownLevel, judgeNoiseText } from "./stats-text.js";
 
 /** The statistics section of every report.md (the same facts `eb report` prints). */
 export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null = null): string[] {

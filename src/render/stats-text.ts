@@ -9,6 +9,7 @@ import type {
   TokenCost,
 } from "../report/run-summary.js";
 import { passRateScope } from "./not-run.js";
+import { fixed, passedOf, percent } from "./numbers.js";
 
 /** Flaky items named; the others are counted. */
 export const FLAKY_SHOWN = 10;
@@ -130,21 +131,6 @@ function tokenLines(summary: RunSummary): string[] {
   const line = (role: string, t: TokenCost) =>
     `${role} ${t.model || "(unnamed)"}: ${t.input} in / ${t.output} out tokens, ${t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`}`;
   return [...target.map((t) => line("target", t)), ...(judge ? [line("judge", judge)] : [])];
-}
-
-/** `4/5`: samples passed of those run; the score itself for fractional scores (the article's). */
-export function passedOf(score: number, samples: number): string {
-  const passed = score * samples;
-  const whole = Math.round(passed);
-  return Math.abs(passed - whole) < 1e-9 ? `${whole}/${samples}` : fixed(score, 2);
-}
-
-export function fixed(value: number | null, digits = 3): string {
-  return value === null ? "n/a" : value.toFixed(digits);
-}
-
-function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10}%`;
 }
 
 export function seconds(ms: number): string {

@@ -5,7 +5,10 @@
  * must not reorder what the reader sees).
  */
 import { countOf } from "../../../report/gate.js";
+import { fixed } from "../../numbers.js";
 import { visible } from "../visible.js";
+
+export { fixed, percent } from "../../numbers.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -58,17 +61,9 @@ export function fileLink(label: string, base: string, relative: string): HTMLAnc
   return h("a", { href, rel: "noreferrer" }, label);
 }
 
-export function fixed(value: number | null, digits = 3): string {
-  return value === null ? "n/a" : value.toFixed(digits);
-}
-
 export function signed(value: number | null, digits = 3): string {
   if (value === null) return "n/a";
   return `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
-}
-
-export function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10}%`;
 }
 
 export function count(value: number): string {
