@@ -1,7 +1,7 @@
 import { type LeaderboardEntry, NO_TOKENS } from "../report/blocks.js";
 import { countOf } from "../report/gate.js";
 import type { Leaderboard } from "../report/leaderboard.js";
-import { fixed } from "./numbers.js";
+import { fixed, levelPercent } from "./numbers.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
 /** Columns of numbers, right-aligned. */
@@ -99,8 +99,4 @@ export function dollars(value: number | null): string {
 
 export function milliseconds(value: number | null): string {
   return value === null ? "-" : `${Math.round(value)} ms`;
-}
-
-export function levelPercent(level: number): string {
-  return `${Number((level * 100).toFixed(2))}%`;
 }

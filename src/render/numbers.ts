@@ -8,6 +8,11 @@ export function percent(value: number): string {
   return `${Math.round(value * 1000) / 10}%`;
 }
 
+/** `95%`, `97.5%`: an interval's level. */
+export function levelPercent(level: number): string {
+  return `${Number((level * 100).toFixed(2))}%`;
+}
+
 /** `4/5`: samples passed of those run; the score itself for fractional scores (the article's). */
 export function passedOf(score: number, samples: number): string {
   const passed = score * samples;

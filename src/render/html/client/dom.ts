@@ -8,7 +8,7 @@ import { countOf } from "../../../report/gate.js";
 import { fixed } from "../../numbers.js";
 import { visible } from "../visible.js";
 
-export { fixed, percent } from "../../numbers.js";
+export { fixed, levelPercent, percent } from "../../numbers.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -78,11 +78,6 @@ export function counted(value: number, noun: string, many?: string): string {
 /** `[low, high]`, each bound as `format` writes it. */
 export function bounds(low: number | null, high: number | null, format = fixed): string {
   return `[${format(low)}, ${format(high)}]`;
-}
-
-/** `95%`, `97.5%`: an interval's level as the text renderers write it. */
-export function levelPercent(level: number): string {
-  return `${Number((level * 100).toFixed(2))}%`;
 }
 
 export function money(value: number | null): string {
