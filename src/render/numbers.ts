@@ -19,3 +19,11 @@ export function passedOf(score: number, samples: number): string {
   const whole = Math.round(passed);
   return Math.abs(passed - whole) < 1e-9 ? `${whole}/${samples}` : fixed(score, 2);
 }
+
+export function dollars(value: number | null): string {
+  return value === null ? "unknown" : `$${value.toFixed(4)}`;
+}
+
+export function milliseconds(value: number | null): string {
+  return value === null ? "-" : `${Math.round(value)} ms`;
+}

@@ -128,9 +128,14 @@ function cacheLine(summary: RunSummary): string {
 
 function tokenLines(summary: RunSummary): string[] {
   const { target, judge } = summary.tokens;
-  const line = (role: string, t: TokenCost) =>
-    `${role} ${t.model || "(unnamed)"}: ${t.input} in / ${t.output} out tokens, ${t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`}`;
+  const line = (role: string, t: TokenCost) => `${role} ${t.model || "(unnamed)"}: ${tokenText(t)}`;
   return [...target.map((t) => line("target", t)), ...(judge ? [line("judge", judge)] : [])];
+}
+
+/** `1200 in / 300 out tokens, $0.0042`. */
+export function tokenText(t: TokenCost): string {
+  const cost = t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`;
+  return `${t.input} in / ${t.output} out tokens, ${cost}`;
 }
 
 export function seconds(ms: number): string {

@@ -79,7 +79,3 @@ export function counted(value: number, noun: string, many?: string): string {
 export function bounds(low: number | null, high: number | null, format = fixed): string {
   return `[${format(low)}, ${format(high)}]`;
 }
-
-export function money(value: number | null): string {
-  return value === null ? "unknown" : `$${value.toFixed(4)}`;
-}
