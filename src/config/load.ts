@@ -3,6 +3,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { didYouMean, InputError, throwProblems } from "../errors.js";
+import { isObject } from "../report/json.js";
 import { DEFAULT_SCOPE, SCOPES, type Scope } from "../stats/types.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
@@ -203,9 +204,9 @@ async function readConfigFile(file: string): Promise<{ data: ConfigFile; warning
  */
 function customAgentProblems(file: string, text: string, raw: Record<string, unknown>): string[] {
   const builtins = Object.keys(BUILTIN_AGENTS);
-  const agents = isTable(raw.agents) ? Object.entries(raw.agents) : [];
+  const agents = isObject(raw.agents) ? Object.entries(raw.agents) : [];
   return agents
-    .filter(([name, agent]) => !builtins.includes(name) && isTable(agent) && !("command" in agent))
+    .filter(([name, agent]) => !builtins.includes(name) && isObject(agent) && !("command" in agent))
     .map(([name]) => {
       const near = didYouMean(name, builtins);
       return (
@@ -221,20 +222,16 @@ function stripLegacyKeys(file: string, raw: Record<string, unknown>): string[] {
   for (const legacy of LEGACY_KEYS) {
     const parentPath = legacy.path.slice(0, -1);
     const parent = parentPath.reduce<unknown>(
-      (node, key) => (isTable(node) ? node[key] : undefined),
+      (node, key) => (isObject(node) ? node[key] : undefined),
       raw,
     );
     const key = legacy.path.at(-1)!;
-    if (!isTable(parent) || !(key in parent)) continue;
+    if (!isObject(parent) || !(key in parent)) continue;
     if (legacy.level === "error") throw new InputError(`${file}: ${legacy.message}`);
     warnings.push(`${file}: ${legacy.message}`);
     delete parent[key];
   }
   return warnings;
-}
-
-function isTable(node: unknown): node is Record<string, unknown> {
-  return typeof node === "object" && node !== null && !Array.isArray(node);
 }
 
 function fileValues(data: ConfigFile): SettingValues {

@@ -1,3 +1,8 @@
+/** A JSON object: not null, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** The value of a JSON text, or null when it is not JSON: for files eb reads but did not check. */
 export function parseJsonOrNull(text: string): unknown {
   try {

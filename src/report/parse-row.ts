@@ -1,3 +1,4 @@
+import { isObject } from "./json.js";
 import { type StoredRow, statusSchema } from "./record.js";
 
 /** What one line of a rows file holds. */
@@ -252,10 +253,6 @@ function shown(value: unknown): string {
   const short = typeof value === "string" ? value.slice(0, SHOWN_CHARS) : value;
   const text = JSON.stringify(short) ?? String(value);
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isString(value: unknown): value is string {
