@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { missingAgentProgram } from "../agents/preflight.js";
@@ -104,6 +105,8 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
   };
   if (!Number.isInteger(plan.k) || plan.k < 1)
     throw new InputError(`-k must be a whole number ≥ 1, got ${plan.k}`);
+  // Every agent process and judge call of both arms listens to the one signal.
+  setMaxListeners(Math.max(10, plan.workers * 8), signal);
   const folder = path.join(config.outputDir, newRunId(new Date()));
   const run = (arm: SkillArm, items: readonly SkillItem[]) =>
     items.length === 0
