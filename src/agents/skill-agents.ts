@@ -21,7 +21,7 @@ export const SKILL_AGENTS: Readonly<Record<string, SkillAgent>> = {
   pi: { skillsDir: ".pi/skills", streamFlags: ["--mode", "json"] },
   // The later --output-format wins over the template's `plain`.
   grok: { skillsDir: ".agents/skills", streamFlags: ["--output-format", "streaming-json"] },
-  openhands: { skillsDir: ".agents/skills", streamFlags: ["--json"] },
+  openhands: { skillsDir: ".openhands/skills", streamFlags: ["--json"] },
 };
 
 /** An agent defined only in `[agents.<name>]`: the cross-agent folder, its output as it is. */
