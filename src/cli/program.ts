@@ -654,7 +654,7 @@ What runs:
   temporary workspace holding the eval's files, k times without the skill and k times with it
   installed where the agent looks (.claude/skills/<name>/ for claude, .agents/skills/<name>/ for
   codex, …; see docs/skills.md). Both arms: the same agent, model, effort and timeout, run at
-  once. The judge grades each expectation from the final answer, the transcript's tool calls and
+  once, at most --workers agents per arm at a time (default 4). The judge grades each expectation from the final answer, the transcript's tool calls and
   the files the agent changed; a sample passes when all its expectations pass.
 
 Delivery proof:
@@ -713,11 +713,11 @@ addSettingOptions(
         "a with-skill sample that never read or invoked the skill is an error",
       )
       .option("--no-cache", "neither read nor write the judge's cached verdicts")
-      .option("--margin <NUM>", "largest drop still accepted by the gate (default 0.02)", "0.02")
+      .option("--margin <NUM>", "largest drop still accepted by the gate", "0.02")
       .addOption(
         new Option(
           "--inconclusive <WHAT>",
-          "exit code of an inconclusive gate: fail (1, default) or pass (0)",
+          "exit code of an inconclusive gate: fail (1) or pass (0)",
         )
           .choices(["fail", "pass"])
           .default("fail"),

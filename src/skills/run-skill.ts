@@ -108,20 +108,20 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
   // Every agent process and judge call of both arms listens to the one signal.
   setMaxListeners(Math.max(10, plan.workers * 8), signal);
   const folder = path.join(config.outputDir, newRunId(new Date()));
-  const run = (arm: SkillArm, items: readonly SkillItem[]) =>
+  const run = (arm: SkillArm, items: readonly SkillItem[], armSignal: AbortSignal) =>
     items.length === 0
       ? Promise.resolve(null)
-      : runArm(plan, arm, items, { ...options, signal, folder });
+      : runArm(plan, arm, items, { ...options, signal: armSignal, folder });
   const without: SkillArm = baselineSkill
     ? { configuration: "old_skill", skill: baselineSkill }
     : { configuration: "without_skill", skill: null };
-  const [baseline, candidate] = await Promise.all([
-    run(without, evals),
-    run({ configuration: "with_skill", skill }, evals),
+  const [baseline, candidate] = await bothArms(signal, (armSignal) => [
+    run(without, evals, armSignal),
+    run({ configuration: "with_skill", skill }, evals, armSignal),
   ]);
   const triggered = signal.aborted
     ? null
-    : await run({ configuration: "triggers", skill }, triggers);
+    : await run({ configuration: "triggers", skill }, triggers, signal);
   return {
     config,
     folder,
@@ -133,6 +133,35 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     model: config.harness.model ?? setup.template.defaultModel,
     judge: judgeModel,
   };
+}
+
+/**
+ * The two arms at once. Should one of them fail (a full disk, a refused key), the other is
+ * stopped and both settle before the error is thrown, so no agent is left running.
+ */
+async function bothArms<T>(
+  signal: AbortSignal,
+  start: (armSignal: AbortSignal) => [Promise<T>, Promise<T>],
+): Promise<[T, T]> {
+  const stop = new AbortController();
+  const forward = () => stop.abort();
+  signal.addEventListener("abort", forward, { once: true });
+  if (signal.aborted) stop.abort();
+  setMaxListeners(0, stop.signal);
+  const arms = start(stop.signal).map((arm) =>
+    arm.catch((error: unknown) => {
+      stop.abort();
+      throw error;
+    }),
+  );
+  try {
+    const settled = await Promise.allSettled(arms);
+    const failed = settled.find((s) => s.status === "rejected");
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<T>).value) as [T, T];
+  } finally {
+    signal.removeEventListener("abort", forward);
+  }
 }
 
 async function runArm(

@@ -59,5 +59,6 @@ function frontMatterName(text: string): string | null {
   const block = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
   const name =
     block === undefined ? undefined : /^name:\s*["']?([^"'\r\n]+?)["']?\s*$/m.exec(block)?.[1];
-  return name === undefined || name === "" ? null : name;
+  // The name is a folder name in the workspace: one that is not a plain name is not taken.
+  return name !== undefined && /^[\w.-]+$/.test(name) && !name.startsWith(".") ? name : null;
 }
