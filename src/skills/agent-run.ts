@@ -32,6 +32,8 @@ export interface AgentSample {
   error: string | null;
   model: string | null;
   ms: number;
+  /** The workspace's path, as the transcript names it (the folder itself is gone). */
+  workspace: string;
 }
 
 /** The agent's stdout is the transcript: keep all of it that a session plausibly prints. */
@@ -89,6 +91,7 @@ export async function runAgentSample(
       error: failed,
       model: invocation.model,
       ms: Math.round(result.ms),
+      workspace: workspace.dir,
     };
   } finally {
     await workspace.remove();

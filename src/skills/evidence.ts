@@ -12,8 +12,12 @@ const FILES_CHARS = 20_000;
  */
 export function evidenceText(ran: AgentSample): string {
   const { answer, calls } = ran.transcript;
+  // Paths inside the workspace are shown relative to it: the temporary folder's name would make
+  // every judge prompt new (no cache hit) and says nothing of the work.
+  const relative = (text: string) =>
+    text.replaceAll(`${ran.workspace}/`, "").replaceAll(ran.workspace, ".");
   const shown = calls.slice(-MAX_CALLS).map((call) => {
-    const input = JSON.stringify(call.input ?? null);
+    const input = relative(JSON.stringify(call.input ?? null));
     const cut = input.length > CALL_CHARS ? `${input.slice(0, CALL_CHARS)}…` : input;
     return `- ${call.name} ${cut}`;
   });
@@ -27,7 +31,7 @@ export function evidenceText(ran: AgentSample): string {
   });
   return [
     "FINAL ANSWER:",
-    answer || "(none)",
+    relative(answer) || "(none)",
     "",
     `TOOL CALLS (${calls.length}${skipped > 0 ? `, the first ${skipped} left out` : ""}):`,
     ...(shown.length > 0 ? shown : ["(none)"]),
