@@ -131,7 +131,7 @@ async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
       : c.ci_low > 0
         ? `The skill helps: yes, the uplift's interval lies above 0 (${signed(c.ci_low)} to ${signed(c.ci_high)})`
         : `The skill helps: not shown (the uplift's interval reaches ${signed(c.ci_low)})`,
-    `Skill not used: ${unused.samples} of ${unused.of} with-skill samples (counted as failures${refused ? "; --require-use makes them errors" : ""})`,
+    `Skill not used: ${unused.samples} of ${unused.of} with-skill samples the agent finished (counted as failures${refused ? "; --require-use makes them errors" : ""})`,
     `Wrote ${file}`,
   ];
   return { code: refused ? Math.max(compared.code, EXIT.fellShort) : compared.code, lines };

@@ -103,11 +103,16 @@ export function benchmarkJson(baseline: Arm, candidate: Arm, meta: BenchmarkMeta
   });
 }
 
-/** The with-skill samples whose transcript shows no read or call of the skill. */
+/**
+ * The with-skill samples whose transcript shows no read or call of the skill, of those where
+ * the agent ran to the end (an agent that failed is an error sample, whatever it read).
+ */
 export function notUsed(document: RunDocument): { samples: number; of: number } {
-  const outcomes = document.items.flatMap((item) => item.outcomes);
-  const skilled = outcomes.filter((o) => o.skill?.used != null);
-  return { samples: skilled.filter((o) => o.skill?.used === false).length, of: skilled.length };
+  // The delivery mark is on every with-skill sample whose agent finished, and on no other.
+  const marks = document.items.flatMap((item) =>
+    item.outcomes.flatMap((o) => o.marks.filter((m) => m.grader === SKILL_USED_MARK)),
+  );
+  return { samples: marks.filter((m) => !m.passed).length, of: marks.length };
 }
 
 type Run = ReturnType<typeof runOf>;

@@ -84,7 +84,7 @@ describe("eb skill run", () => {
     expect(result.stdout).toContain("with_skill: 6/6 samples passed");
     expect(result.stdout).toMatch(/paired delta \+1\.0000 {2}95% CI \[\+0\.\d+, \+1\.0000\]/);
     expect(result.stdout).toContain("The skill helps: yes");
-    expect(result.stdout).toContain("Skill not used: 0 of 6 with-skill samples");
+    expect(result.stdout).toContain("Skill not used: 0 of 6 with-skill samples the agent finished");
     const folder = runFolder(root);
     const benchmark = json(path.join(folder, "benchmark.json"));
     expect(benchmark.metadata).toMatchObject({
@@ -201,7 +201,7 @@ describe("eb skill run", () => {
     const ignored = await skillRun(root, { ...env, FAKE_SKILL_MODE: "ignore" });
     expect(ignored.code).toBe(1);
     expect(ignored.stdout).toContain(
-      "Skill not used: 3 of 3 with-skill samples (counted as failures)",
+      "Skill not used: 3 of 3 with-skill samples the agent finished (counted as failures)",
     );
     expect(ignored.stdout).toContain("The skill helps: not shown");
     const rows = sortedRows<Row>(path.join(runFolder(root), "with_skill"));
@@ -249,6 +249,20 @@ describe("eb skill run", () => {
       "old_skill",
       "delta",
     ]);
+  });
+
+  it("an agent that fails is an error sample with its reason, not a failure", async () => {
+    const { root, env } = project();
+    const result = await skillRun(root, { ...env, FAKE_SKILL_MODE: "crash" });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("with_skill: 0/3 samples passed (0.0%), 3 errors");
+    const rows = sortedRows<Row & { error: string }>(path.join(runFolder(root), "with_skill"));
+    expect(rows[0]).toMatchObject({
+      status: "error",
+      error: "the agent exited with code 1: API Error: 500 upstream failed",
+    });
+    // An agent that never ran proves nothing of the skill either way.
+    expect(result.stdout).toContain("Skill not used: 0 of 0 with-skill samples the agent finished");
   });
 
   it("refuses what it cannot run with exit 2 before any agent starts", async () => {
