@@ -99,7 +99,6 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     judge: endpoint.judge,
     judgeModel,
     judgeVersions: endpoint.judgeVersions,
-    cache: endpoint.cache,
     requireUse: options.requireUse === true,
     command: options.argv ? options.argv.map((arg) => endpoint.scrubber.scrub(arg)) : null,
   };
@@ -115,13 +114,20 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
   const without: SkillArm = baselineSkill
     ? { configuration: "old_skill", skill: baselineSkill }
     : { configuration: "without_skill", skill: null };
-  const [baseline, candidate] = await bothArms(signal, (armSignal) => [
-    run(without, evals, armSignal),
-    run({ configuration: "with_skill", skill }, evals, armSignal),
-  ]);
-  const triggered = signal.aborted
-    ? null
-    : await run({ configuration: "triggers", skill }, triggers, signal);
+  const arms = async () => {
+    const [baseline, candidate] = await bothArms(signal, (armSignal) => [
+      run(without, evals, armSignal),
+      run({ configuration: "with_skill", skill }, evals, armSignal),
+    ]);
+    const triggered = signal.aborted
+      ? null
+      : await run({ configuration: "triggers", skill }, triggers, signal);
+    return { baseline, candidate, triggered };
+  };
+  // The runs share the judge's cache: it is closed once, after the last of them.
+  const { baseline, candidate, triggered } = await arms().finally(async () => {
+    for (const warning of await endpoint.cache.flush()) options.onWarning?.(warning);
+  });
   return {
     config,
     folder,

@@ -8,7 +8,6 @@ import { type CaseRunMeta, finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
 import { safeStem } from "../checks/stem.js";
 import type { Config } from "../config/load.js";
-import type { RunCache } from "../model/cache.js";
 import type { ChatResult } from "../model/types.js";
 import { gradingJson } from "../render/skill-creator.js";
 import {
@@ -49,7 +48,6 @@ export interface SkillPlan {
   judge: JudgeFn | null;
   judgeModel: string | null;
   judgeVersions: Set<string>;
-  cache: RunCache;
   /** `--require-use`: a with-skill sample that never used the skill is an error. */
   requireUse: boolean;
   command: string[] | null;
@@ -220,9 +218,8 @@ async function finish(
   context: FinishContext,
   judgeCache: CaseRunMeta["judgeCache"],
 ): Promise<Finished<"cases", CaseReport>> {
-  const warnings = await plan.cache.flush();
   const finished = finishedCases(
-    { rows: context.tally, cases: run.items, tally: run.tally },
+    { rows: context.tally, cases: run.items.map(withoutLine), tally: run.tally },
     context,
     {
       settings: run.settings,
@@ -247,6 +244,11 @@ async function finish(
   return {
     ...finished,
     files: [...finished.files, ...gradings],
-    warnings: [...warnings, ...finished.warnings],
+    warnings: finished.warnings,
   };
+}
+
+/** An eval's place in its JSON file is not known: the report names the file, not a line. */
+function withoutLine({ id, stratum, messages }: SkillItem) {
+  return { id, stratum, messages };
 }

@@ -213,6 +213,8 @@ describe("eb skill run", () => {
     expect(rows[0]!.reason).toMatch(/^skill not used: the transcript shows no read or call of it/);
     expect(ignored.stdout).toContain("FAIL should trigger     0/1");
 
+    // The same answers again: every verdict comes from the judge's cache, which both arms share.
+    const asked = server.requests.length;
     const required = await skillRun(
       root,
       { ...env, FAKE_SKILL_MODE: "ignore" },
@@ -221,6 +223,7 @@ describe("eb skill run", () => {
     );
     expect(required.code).toBe(1);
     expect(required.stdout).toContain("--require-use makes them errors");
+    expect(server.requests.length).toBe(asked);
     const errors = sortedRows<Row>(path.join(runFolder(root, "required"), "with_skill"));
     expect(errors.every((row) => row.status === "error")).toBe(true);
   });
