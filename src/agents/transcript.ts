@@ -71,6 +71,9 @@ const READERS: readonly ((event: Event, r: Reading) => void)[] = [
     if (event.type !== "item.completed" || !isObject(event.item)) return;
     const item = event.item;
     if (item.type === "agent_message" && typeof item.text === "string") r.answer = item.text;
+    // A command's input is the command: its output (a `find` listing SKILL.md) is no read of it.
+    else if (item.type === "command_execution")
+      r.calls.push({ name: "command_execution", input: item.command });
     else if (item.type !== "reasoning") r.calls.push({ name: text(item.type), input: item });
   },
   (event, r) => {

@@ -143,6 +143,17 @@ describe("agent transcripts", () => {
     );
     expect(t.answer).toBe("Report written.");
     expect(t.calls.map((c) => c.name)).toEqual(["command_execution"]);
+    const listed = readTranscript(
+      jsonl({
+        type: "item.completed",
+        item: {
+          type: "command_execution",
+          command: "find . -name SKILL.md",
+          aggregated_output: "./.agents/skills/banana-report/SKILL.md\n",
+        },
+      }),
+    );
+    expect(skillUsed(listed.calls, "banana-report")).toBe(false);
     expect([t.promptTokens, t.completionTokens]).toEqual([30, 4]);
     expect(skillUsed(t.calls, "banana-report")).toBe(true);
   });
