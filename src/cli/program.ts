@@ -668,6 +668,7 @@ Output (under --output-dir, default .eval-banana/results/<run id>/):
       (rows.jsonl, report.json); each sample's transcript, changed files and grading.json
       under eval-<id>/run-<n>/
   benchmark.json   skill-creator's benchmark, with eb's paired comparison
+  report.html      the two arms side by side per eval
   triggers.json    the trigger queries' rates
 
 Exit codes:

@@ -16,6 +16,7 @@ import { type ArmRun, runSkill, type SkillRun } from "../skills/run-skill.js";
 import type { Scope } from "../stats/types.js";
 import { baselineGate } from "./compare.js";
 import { configOptions, type EvalFlags, integer } from "./eval.js";
+import { writeHtmlPage } from "./html-page.js";
 import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";
 
@@ -122,6 +123,13 @@ async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
   );
   const file = path.join(run.folder, "benchmark.json");
   await writeFile(file, text);
+  // The two arms side by side, per eval: eb compare's page.
+  const page = path.join(run.folder, "report.html");
+  const documents = [baseline.run.document, document];
+  await writeHtmlPage(page, { documents, leaderboard: null }, [
+    baseline.run.runDir,
+    candidate.run.runDir,
+  ]);
   const unused = notUsed(candidate.run.document);
   const refused = flags.requireUse === true && unused.samples > 0;
   const c = document.compare;
@@ -132,7 +140,7 @@ async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
         ? `The skill helps: yes, the uplift's interval lies above 0 (${signed(c.ci_low)} to ${signed(c.ci_high)})`
         : `The skill helps: not shown (the uplift's interval reaches ${signed(c.ci_low)})`,
     `Skill not used: ${unused.samples} of ${unused.of} with-skill samples the agent finished (counted as failures${refused ? "; --require-use makes them errors" : ""})`,
-    `Wrote ${file}`,
+    `Wrote ${file} and ${page}`,
   ];
   return { code: refused ? Math.max(compared.code, EXIT.fellShort) : compared.code, lines };
 }

@@ -156,6 +156,10 @@ describe("eb skill run", () => {
         evidence: "no marker in report.txt",
       },
     ]);
+    // The arms side by side: eb compare's page of both documents.
+    const page = readFileSync(path.join(folder, "report.html"), "utf8");
+    expect(page).toContain("without_skill");
+    expect(page).toContain("with_skill");
     // Each sample keeps its transcript and the files the agent wrote.
     expect(
       readFileSync(path.join(folder, "with_skill/eval-0/run-1/outputs/report.txt"), "utf8"),
