@@ -36,19 +36,21 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** A project holding the banana skill, and a `claude` on PATH that is the fake. */
+/** A project holding the banana skill, and a `claude` and a `codex` on PATH that are the fake. */
 function project(): { root: string; env: NodeJS.ProcessEnv } {
   const root = makeProject();
   cpSync(path.join(FIXTURES, "banana-skill"), path.join(root, "banana-skill"), { recursive: true });
   const bin = path.join(root, "bin");
-  cpSync(path.join(FIXTURES, "fake-claude.mjs"), path.join(bin, "fake-claude.mjs"));
-  symlinkSync(path.join(bin, "fake-claude.mjs"), path.join(bin, "claude"));
+  const fake = path.join(bin, "fake-skill-agent.mjs");
+  cpSync(path.join(FIXTURES, "fake-skill-agent.mjs"), fake);
+  for (const cli of ["claude", "codex"]) symlinkSync(fake, path.join(bin, cli));
   return { root, env: { PATH: `${bin}${path.delimiter}${process.env.PATH}` } };
 }
 
-/** `eb skill run` of the banana skill with the fake claude, into `root/<out>/`. */
+/** `eb skill run` of the banana skill with the fake claude (or `--agent` in extra), into `root/<out>/`. */
 function skillRun(root: string, env: NodeJS.ProcessEnv, extra: string[] = [], out = "out") {
-  const args = ["skill", "run", "banana-skill", "--agent", "claude", "--judge", "judge-m"];
+  const agent = extra.includes("--agent") ? [] : ["--agent", "claude"];
+  const args = ["skill", "run", "banana-skill", ...agent, "--judge", "judge-m"];
   return runEb([...args, "--api-base", server.baseURL, "--out", out, "--cwd", root, ...extra], {
     cwd: root,
     env,
@@ -256,6 +258,23 @@ describe("eb skill run", () => {
       "old_skill",
       "delta",
     ]);
+  });
+
+  it("installs the skill where codex looks and reads its --json events", async () => {
+    const { root, env } = project();
+    const result = await skillRun(root, env, ["--agent", "codex"]);
+    expect(result.stdout).toContain("with_skill: 3/3 samples passed");
+    expect(result.stdout).toContain("without_skill: 0/3 samples passed");
+    const rows = sortedRows<Row & { prompt_tokens: number }>(
+      path.join(runFolder(root), "with_skill"),
+    );
+    expect(rows[0]).toMatchObject({
+      prompt_tokens: 900,
+      skill: { used: true, tool_calls: 2, tokens: 960, files: ["report.txt"] },
+    });
+    // The trigger queries: the banana one makes it cat the skill, the other does not.
+    const triggers = json(path.join(runFolder(root), "triggers.json"));
+    expect(triggers.results).toMatchObject([{ triggers: 1 }, { triggers: 0 }]);
   });
 
   it("an agent that fails is an error sample with its reason, not a failure", async () => {
