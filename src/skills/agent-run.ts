@@ -82,7 +82,7 @@ export async function runAgentSample(
     });
     const transcript = readTranscript(result.stdout);
     const changes = await workspace.changes();
-    await workspace.keep(changes, path.join(where.folder, "outputs"));
+    await workspace.keep(changes, path.join(where.folder, "outputs"), setup.scrubber.scrub);
     const failed = failure(result, setup.harness.timeoutSeconds);
     return {
       transcript,

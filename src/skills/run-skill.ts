@@ -177,7 +177,7 @@ async function runArm(
   options: RunSkillOptions & { signal: AbortSignal; folder: string },
 ): Promise<ArmRun> {
   const outputDir = path.join(options.folder, arm.configuration);
-  const run = await runSuite(skillSuite(plan, arm, items, options.signal), {
+  const run = await runSuite(skillSuite(plan, arm, items), {
     ...options,
     config: { ...plan.config, outputDir, outputDirFromFlag: true },
     flatOutput: true,

@@ -65,7 +65,6 @@ export function skillSuite(
   plan: SkillPlan,
   arm: SkillArm,
   items: readonly SkillItem[],
-  signal: AbortSignal,
 ): Suite<"cases", SkillItem, CaseReport> {
   const tally = new CaseTally();
   const judging = countingJudge(plan.judge);
@@ -91,7 +90,7 @@ export function skillSuite(
     scrubber: plan.setup.scrubber,
     open: async () => {},
     restore: async (row) => tally.add(row),
-    runSample: async (item, sample, { runDir }) => {
+    runSample: async (item, sample, { runDir, signal }) => {
       const folder = path.join(runDir, sampleFolder(item.id, sample));
       await mkdir(folder, { recursive: true });
       const ran = await runAgentSample(

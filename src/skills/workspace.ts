@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SkillFolder } from "./skill-dir.js";
@@ -18,8 +18,15 @@ export interface Workspace {
   dir: string;
   /** Files new or changed since the agent started (the installed skill left out). */
   changes(): Promise<ChangedFile[]>;
-  /** Copies the changed files into `into` (the sample's outputs folder in the run folder). */
-  keep(changes: readonly ChangedFile[], into: string): Promise<void>;
+  /**
+   * Copies the changed files into `into` (the sample's outputs folder in the run folder), text
+   * files through `scrub`: the agent had the environment, and may have written a secret down.
+   */
+  keep(
+    changes: readonly ChangedFile[],
+    into: string,
+    scrub: (text: string) => string,
+  ): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -55,11 +62,12 @@ export async function openWorkspace(
       const changed = [...after].filter(([file, digest]) => before.get(file) !== digest);
       return Promise.all(changed.map(([file]) => changedFile(dir, file)));
     },
-    keep: async (changes, into) => {
+    keep: async (changes, into, scrub) => {
       for (const change of changes) {
         const to = path.join(into, change.path);
         await mkdir(path.dirname(to), { recursive: true });
-        await copyFile(path.join(dir, change.path), to);
+        const bytes = await readFile(path.join(dir, change.path));
+        await writeFile(to, bytes.includes(0) ? bytes : scrub(bytes.toString("utf8")));
       }
     },
     remove: () => rm(dir, { recursive: true, force: true }),

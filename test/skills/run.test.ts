@@ -241,10 +241,14 @@ describe("eb skill run", () => {
     // The old version has no instruction the agent can follow.
     const skillMd = readFileSync(path.join(old, "SKILL.md"), "utf8");
     writeFileSync(path.join(old, "SKILL.md"), skillMd.replace(/^fake-agent: .*$/m, ""));
-    const result = await skillRun(root, { ...env, FAKE_SKILL_MODE: "invoke" }, [
-      "--baseline-skill",
-      "old-skill",
-    ]);
+    const secret = "sk-skill-test-0123456789abcdef";
+    const leaky = {
+      ...env,
+      FAKE_SKILL_MODE: "invoke",
+      FAKE_SKILL_LEAK: "1",
+      OPENAI_API_KEY: secret,
+    };
+    const result = await skillRun(root, leaky, ["--baseline-skill", "old-skill"]);
     expect(result.stdout).toContain("old_skill: 0/3 samples passed");
     expect(result.stdout).toContain("with_skill: 3/3 samples passed");
     const folder = runFolder(root);
@@ -258,6 +262,14 @@ describe("eb skill run", () => {
       "old_skill",
       "delta",
     ]);
+    // The agent wrote the key into its report: what eb keeps of it has the key masked.
+    const kept = readFileSync(
+      path.join(folder, "with_skill/eval-0/run-1/outputs/report.txt"),
+      "utf8",
+    );
+    expect(kept).toMatch(/^BANANA-SKILL-OK\nbananas: 12\nkey: \S+/);
+    expect(kept).not.toContain(secret);
+    expect(readFileSync(path.join(folder, "with_skill/rows.jsonl"), "utf8")).not.toContain(secret);
   });
 
   it("installs the skill where codex looks and reads its --json events", async () => {
