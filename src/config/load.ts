@@ -47,6 +47,8 @@ export const DEFAULT_EXCLUDE_DIRS = [
 export type Config = Awaited<ReturnType<typeof loadConfig>>;
 /** `[eval]`: settings of `eb eval`. */
 export type EvalConfig = Config["eval"];
+/** `[harness]`: the agent of harness_judge checks (and of eb skill). */
+export type HarnessConfig = Config["harness"];
 
 export interface LoadConfigOptions {
   /** Where to start looking for `.eval-banana/config.toml` (default: process.cwd()). */
