@@ -1,6 +1,6 @@
 import pc from "picocolors";
 import { isIncomplete } from "../report/coverage.js";
-import type { DocumentItem, RunDocument, VerdictOutcome } from "../report/document.js";
+import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { type ItemStatus, itemCounts, itemStatus } from "./item-status.js";
@@ -151,17 +151,11 @@ function countsLine(doc: RunDocument): string {
   return `${itemCountsText(doc.items, paint)} in ${seconds(doc.duration_ms ?? 0)}`;
 }
 
-const OUTCOME_WORD: Record<VerdictOutcome, string> = {
-  passed: "passed",
-  failed: "failed",
-  regression: "failed",
-  inconclusive: "failed",
-  budget_exhausted: "failed",
-  interrupted: "failed",
-};
-
-/** `Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed`: what was gated, and how. */
+/**
+ * `Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed`: what was gated, and how; every
+ * verdict but passed (a regression, an interrupt, …) is a failed gate.
+ */
 export function gateLine(doc: RunDocument): string {
-  const word = OUTCOME_WORD[doc.verdict.outcome];
-  return `Gate: ${doc.verdict.rule} → ${word === "passed" ? pc.green(word) : pc.red(word)}`;
+  const passed = doc.verdict.outcome === "passed";
+  return `Gate: ${doc.verdict.rule} → ${passed ? pc.green("passed") : pc.red("failed")}`;
 }
