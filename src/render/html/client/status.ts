@@ -1,5 +1,5 @@
 import type { Change } from "../../../report/blocks.js";
-import type { DocumentItem, Outcome, VerdictOutcome } from "../../../report/document.js";
+import type { DocumentItem, Outcome } from "../../../report/document.js";
 import { type ItemStatus, isFlaky, itemStatus } from "../../item-status.js";
 import { h } from "./dom.js";
 
@@ -65,12 +65,3 @@ export function pairCounts(pairs: readonly PairOutcome[]): [PairOutcome, number]
     .map((o): [PairOutcome, number] => [o, pairs.filter((p) => p === o).length])
     .filter(([, n]) => n > 0);
 }
-
-export const VERDICT_WORDS: Record<VerdictOutcome, string> = {
-  passed: "PASSED",
-  failed: "FAILED",
-  regression: "REGRESSION",
-  inconclusive: "INCONCLUSIVE",
-  budget_exhausted: "BUDGET EXHAUSTED",
-  interrupted: "INTERRUPTED",
-};
