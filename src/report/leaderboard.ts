@@ -17,7 +17,7 @@
 import path from "node:path";
 import { InputError } from "../errors.js";
 import { adjustedLevel } from "../stats/adjust.js";
-import { comparePaired } from "../stats/compare.js";
+import { type Comparison, comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { type LeaderboardEntry, NO_TOKENS } from "./blocks.js";
 import { manifestWarnings, preview } from "./compare-runs.js";
@@ -78,25 +78,16 @@ export function leaderboard(
   return { entries, runs: ranked, comparisons, pairedLevel, level: options.level, warnings };
 }
 
-interface Paired {
-  delta: number;
-  low: number;
-  high: number;
-  level: number;
-  n: number;
-}
-
 function pairWithBest(
   best: LeaderboardRun,
   run: LeaderboardRun,
   options: LeaderboardOptions & { pairedLevel: number },
-): Paired {
+): Comparison {
   const { method, seed, pairedLevel: level } = options;
-  const c = comparePaired(best.rows.tally.items, run.rows.tally.items, { method, seed, level });
-  return { delta: c.delta, low: c.low, high: c.high, level: c.level, n: c.n };
+  return comparePaired(best.rows.tally.items, run.rows.tally.items, { method, seed, level });
 }
 
-function entryOf(run: LeaderboardRun, rank: number, paired: Paired | null): LeaderboardEntry {
+function entryOf(run: LeaderboardRun, rank: number, paired: Comparison | null): LeaderboardEntry {
   const { stats, summary } = run.document;
   const manifest = run.rows.manifest;
   const { tokens } = summary;
