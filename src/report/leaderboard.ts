@@ -20,7 +20,7 @@ import { adjustedLevel } from "../stats/adjust.js";
 import { type Comparison, comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { type LeaderboardEntry, NO_TOKENS } from "./blocks.js";
-import { manifestWarnings, preview } from "./compare-runs.js";
+import { itemsText, manifestWarnings, preview } from "./compare-runs.js";
 import { isIncomplete, notRunLine } from "./coverage.js";
 import type { RunDocument } from "./document.js";
 import type { RunRows } from "./read-rows.js";
@@ -186,13 +186,9 @@ function sharedItems(a: LeaderboardRun, b: LeaderboardRun): number {
 }
 
 function noSharedItem(a: LeaderboardRun, b: LeaderboardRun): string {
-  const ids = (run: LeaderboardRun) => {
-    const list = [...run.rows.tally.items.keys()].sort();
-    return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
-  };
   return (
     `the runs ${runId(a)} and ${runId(b)} share no item, so they are not runs of the same suite: ` +
-    `${a.rows.file} has ${ids(a)}; ${b.rows.file} has ${ids(b)}. Rank runs of the same checks or case file.`
+    `${a.rows.file} has ${itemsText(a.rows)}; ${b.rows.file} has ${itemsText(b.rows)}. Rank runs of the same checks or case file.`
   );
 }
 
