@@ -1,5 +1,6 @@
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
+import { head } from "../report/reason.js";
 import { isFlaky, itemStatus } from "./item-status.js";
 import { fixed } from "./numbers.js";
 
@@ -66,10 +67,7 @@ function seconds(ms: number): string {
 
 /** The first EXCERPT_CHARS characters, marked where they were cut. */
 function excerpt(value: string): string {
-  if (value.length <= EXCERPT_CHARS) return value;
-  const code = value.charCodeAt(EXCERPT_CHARS - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? EXCERPT_CHARS - 1 : EXCERPT_CHARS;
-  return `${value.slice(0, end)}\n[cut: ${value.length} characters in all, the whole in the run folder]`;
+  return cutNote(value.length <= EXCERPT_CHARS ? value : head(value, EXCERPT_CHARS), value.length);
 }
 
 function testcase(item: JunitItem): string {
