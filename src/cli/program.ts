@@ -527,23 +527,24 @@ case. A pair is judged in both orders, the baseline's answer first and then the 
   win / loss      both orders chose the candidate's answer / the baseline's
   tie             both orders said tie
   inconsistent    the orders disagree (the judge followed the position, not the answer); it
-                  counts as a tie in the net win rate, and is reported
+                  is left out of the net win rate, and is reported
   error           a call failed, the judge gave no verdict, or a run has no answer (an error
                   row): left out of the statistics, and the gate cannot pass while one is left
 Both orders are what exposes a judge that follows position: one that always picks the first
 answer gets every pair inconsistent, and claims no win.
 
 Output: wins, ties, losses, inconsistent per case and in total; the candidate's net win rate,
-(wins - losses) / pairs per case averaged over cases, with a 95% interval (the pass-rate
-interval of eb report, Clopper-Pearson on the effective number of trials, on (1 + net) / 2,
-mapped back to [-1, 1]); swap consistency (consistent pairs / pairs); position bias (of the
-verdicts that name a winner, the share naming the answer shown first: 0.5 is none); the same
-per stratum. The run folder (<output-dir>/<run_id>/, or --out) holds rows.jsonl (one row per
+(wins - losses) / consistent pairs per case averaged over cases, with a 95% interval (Tango's
+score interval for a paired difference with ties, each case one unit); swap consistency
+(consistent pairs / pairs); position bias (of the verdicts that name a winner, the share naming
+the answer shown first: 0.5 is none) and the order effect (Davidson-Beaver theta: how many
+times the judge's odds for an answer rise when it is shown first; 1 is none); the same per
+stratum. The run folder (<output-dir>/<run_id>/, or --out) holds rows.jsonl (one row per
 pair: both orders' verdicts), report.json, report.md and report.html.
 
 Gate (as eb compare's, on the net win rate): pass when its lower bound is above -margin,
-regression when its upper bound is below -margin, else inconclusive; always inconclusive when
-fewer than half of the pairs are consistent. Judge calls share the endpoint (--api-base, the
+regression when its upper bound is below -margin, else inconclusive. A judge that often follows
+position leaves fewer consistent pairs, so a wider interval; one that always does, none. Judge calls share the endpoint (--api-base, the
 API key from EVAL_BANANA_API_KEY or OPENAI_API_KEY), the cache (an unchanged pair is not asked
 again: keyed on the judge model's name, so a deployment changed behind it answers from the cache
 until --no-cache; the output says how many verdicts came from it), the concurrency and
@@ -587,7 +588,7 @@ addSettingOptions(
       )
       .option(
         "--json",
-        "print {wins, ties, losses, inconsistent, errors, pairs, net_win_rate, ci_low, ci_high, consistency, position_bias, verdict, ...}",
+        "print {wins, ties, losses, inconsistent, errors, pairs, net_win_rate, ci_low, ci_high, consistency, position_bias, order_effect, verdict, ...}",
       )
       .option("--no-cache", "neither read nor write the cache")
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")
