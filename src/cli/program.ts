@@ -269,8 +269,16 @@ addSettingOptions(
         "[cases]",
         "JSONL case file, one case per line (relative to --cwd); with --resume, the run's own by default",
       )
-      .option("-m, --model <MODEL>", "model to evaluate, behind the OpenAI-compatible endpoint")
-      .option("--target <COMMAND>", "program to evaluate instead of a model (see below)")
+      .option(
+        "-m, --model <MODEL>",
+        "model to evaluate, behind the OpenAI-compatible endpoint; twice or more (or with --target): arms compared in one run, the first the baseline (see Arms below)",
+        collect,
+      )
+      .option(
+        "--target <COMMAND>",
+        "program to evaluate instead of a model (see below); repeatable like -m",
+        collect,
+      )
       .option(
         "--target-env <NAME>",
         "pass eb's own API key variable NAME (EVAL_BANANA_API_KEY, OPENAI_API_KEY) on to --target (repeatable)",
@@ -283,7 +291,7 @@ addSettingOptions(
       .option("--no-cache", "neither read nor write the cache")
       .option(
         "--resume <RUN>",
-        "finish an interrupted run folder: only its missing case × sample pairs run; the " +
+        "finish an interrupted run folder (with arms: once per arm, in arm order): only its missing case × sample pairs run; the " +
           "target, -k, --temperature, --max-tokens, the --judge settings and --api-base come from the run " +
           "unless given (a change is refused); so do the gate's --pass-threshold, --baseline, --margin " +
           "and --inconclusive (one given wins); the API key still comes from the environment",
@@ -306,12 +314,31 @@ addSettingOptions(
         "--baseline <RUN>",
         "gate by a paired compare with this run (folder, rows file, latest, latest~1, …) instead of --pass-threshold",
       )
-      .option("--margin <NUM>", "with --baseline: largest drop still accepted (default 0.02)")
+      .option(
+        "--margin <NUM>",
+        "with --baseline or arms: largest drop still accepted (default 0.02)",
+      )
       .addOption(
         new Option(
           "--inconclusive <WHAT>",
-          "with --baseline: exit code of an inconclusive gate: fail (1, default) or pass (0)",
+          "with --baseline or arms: exit code of an inconclusive gate: fail (1, default) or pass (0)",
         ).choices(["fail", "pass"]),
+      )
+      .option(
+        "--seed <N>",
+        "send the cases in the order seed N shuffles them to (default: the file's order); with --sequential, also the seed of its draws (default 0)",
+      )
+      .option(
+        "--sequential",
+        "with two arms (or --baseline RUN): sample until the paired verdict is known instead of k samples of each case (see Sequential below)",
+      )
+      .option(
+        "--max-k <K>",
+        "with --sequential: stop undecided at K samples per case per arm on average, i.e. K × cases samples per arm (default 10)",
+      )
+      .option(
+        "--max-samples <N>",
+        "with --sequential: stop undecided (reason budget) once the run has taken N samples, all arms together",
       )
       .option("--cwd <PATH>", "working directory: config search, case file and --target", ".")
       .option("--verbose", "print debug information to stderr"),

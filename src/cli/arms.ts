@@ -1,0 +1,385 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RunCasesOptions } from "../cases/options.js";
+import { PairedDraws, type PairedResult } from "../cases/paired-draws.js";
+import type { Plan } from "../cases/plan.js";
+import { type CaseRun, type PlannedCases, planCases } from "../cases/run-cases.js";
+import { type Config, loadConfig } from "../config/load.js";
+import { EXIT, InputError } from "../errors.js";
+import { leaderboardText } from "../render/leaderboard-text.js";
+import { runText } from "../render/run-text.js";
+import type { CompareBlock } from "../report/blocks.js";
+import { leaderboard } from "../report/leaderboard.js";
+import { readDocument } from "../report/read-document.js";
+import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
+import type { RunProgress } from "../run/suite.js";
+import { type BaselineCompared, baselineGate, compareOptions } from "./compare.js";
+import {
+  type Arm,
+  type ArmFlags,
+  batchLine,
+  caseOptions,
+  checkSequentialFlags,
+  configOptions,
+  dryRun,
+  type EvalFlags,
+  exitSoon,
+} from "./eval.js";
+import { githubAsked } from "./github-env.js";
+import { abortOnSignals } from "./interrupt.js";
+import { printWarning } from "./output.js";
+import { createProgress } from "./progress.js";
+import { withRunGate } from "./resume-gate.js";
+import { resumeHint } from "./resume-hint.js";
+
+/** `--max-k` unless given: the cap of a sequential run, in samples per case per arm. */
+const DEFAULT_MAX_K = 10;
+
+/** Flags that make no sense with arms, and why. */
+const REFUSED: readonly (readonly [keyof EvalFlags, string])[] = [
+  [
+    "baseline",
+    "--baseline compares one run with a stored one; arms are compared in the run, the first arm the baseline: drop --baseline",
+  ],
+  [
+    "passThreshold",
+    "arms are gated by their paired compare with the first arm: drop --pass-threshold",
+  ],
+  ["flatOutput", "each arm writes a run folder of its own: drop --flat-output"],
+  [
+    "junit",
+    "--junit writes one run's cases: after the run, eb compare latest~1 latest --junit FILE writes the comparison",
+  ],
+];
+
+/**
+ * `eb eval CASES -m A -m B …`: each arm a run folder of its own, all running at once (so drift
+ * in the endpoint hits them alike), the cases in the same order; then each arm after the first
+ * is compared with it as `--baseline` compares, its report.json carrying the comparison. The
+ * last arm's run is the newest (latest; the first arm is latest~1 of two). More than two arms:
+ * their leaderboard first. The exit code is the worst gate's.
+ */
+export async function armsCommand(
+  cases: string | undefined,
+  given: EvalFlags,
+  arms: readonly Arm[],
+  argv: readonly string[],
+): Promise<number> {
+  const { model, target, resume, ...rest } = given;
+  const flags = withRunGate<ArmFlags>({ ...rest, resume: arms[0]!.resume }, [
+    "margin",
+    "inconclusive",
+    "scope",
+  ]);
+  refuse(flags, arms);
+  const options = configOptions(flags);
+  const config = await loadConfig(options);
+  for (const warning of config.warnings) printWarning(warning);
+  const gateFlags = { ...flags, cwd: flags.cwd, scope: config.scope };
+  compareOptions({ margin: flags.margin ?? "0.02", inconclusive: "fail", scope: config.scope });
+  const armFlags = arms.map((arm): ArmFlags => ({ ...flags, ...arm, ...sequentialK(flags) }));
+  if (flags.dryRun) return dryRunArms(cases, armFlags, config);
+  const interrupt = abortOnSignals();
+  // Ctrl-C stops every arm, and so does one arm that cannot go on.
+  const stopAll = new AbortController();
+  interrupt.signal.addEventListener("abort", () => stopAll.abort(), { once: true });
+  const { signal } = stopAll;
+  const progress = armsProgress(arms.length);
+  try {
+    const planned = await planArms(cases, armFlags, config, {
+      signal,
+      argv,
+      onProgress: progress.update,
+      onWarning: (message) => {
+        progress.done();
+        printWarning(message);
+      },
+    });
+    const names = planned.map((arm, i) => `arm ${i + 1} (${targetName(arm.plan)})`);
+    checkDistinct(planned, names, flags);
+    const draws = flags.sequential ? pairedDraws(planned, flags) : null;
+    const runs = await runArms(planned, draws, stopAll);
+    progress.done();
+    runs.forEach((run, i) => {
+      process.stdout.write(`${terminalSafe(capitalized(names[i]!))}:\n`);
+      process.stdout.write(runText(terminalSafeStrings(run.document), { gate: "baseline" }));
+    });
+    if (runs.some((run) => run.exitCode === EXIT.interrupted)) {
+      process.stderr.write(
+        resumeHint(
+          argv,
+          runs.map((run) => run.runDir),
+        ),
+      );
+      exitSoon();
+      return EXIT.interrupted;
+    }
+    if (runs.length > 2) await printLeaderboard(runs, flags, config);
+    const gate = await baselineGate(runs[0]!.runDir, gateFlags, cases);
+    const caseCount = planned[0]!.plan.cases.length;
+    const adjust = draws && sequentialBlock(draws.result(), flags, caseCount);
+    const compared: BaselineCompared[] = [];
+    for (const [i, run] of runs.entries()) {
+      if (i === 0) continue;
+      const named = { baseline: names[0]!, candidate: names[i]! };
+      const after = { names: named, adjust: adjust ?? undefined };
+      compared.push(await gate.compare(run.runDir, config.reportFormats, after));
+    }
+    await toGithub(runs.at(-1)!, compared.at(-1)!);
+    return Math.max(...compared.map((c) => c.code));
+  } finally {
+    progress.done();
+    interrupt.dispose();
+  }
+}
+
+function refuse(flags: ArmFlags, arms: readonly Arm[]): void {
+  for (const [key, why] of REFUSED) if (flags[key] !== undefined) throw new InputError(why);
+  checkSequentialFlags(flags);
+  if (!flags.sequential) return;
+  if (arms.length !== 2) {
+    throw new InputError(
+      `--sequential pairs two arms, the baseline and the candidate: give two, not ${arms.length}`,
+    );
+  }
+  if (flags.batch) {
+    throw new InputError(
+      "--batch sends every call at once, --sequential draws them until the verdict is known: pass one of them",
+    );
+  }
+  if (flags.k !== undefined) {
+    throw new InputError(
+      "-k: a sequential run draws its samples; --max-k caps them per case per arm",
+    );
+  }
+}
+
+/** A sequential run's k, as each arm's manifest records it: the cap. */
+function sequentialK(flags: ArmFlags): Pick<ArmFlags, "k"> {
+  return flags.sequential ? { k: flags.maxK ?? String(DEFAULT_MAX_K) } : {};
+}
+
+/**
+ * The same target twice reads the first arm's answers from the cache: an A/A run says nothing
+ * then. Without the cache it measures the target's noise, which is allowed.
+ */
+function checkDistinct(
+  planned: readonly PlannedCases[],
+  names: readonly string[],
+  flags: ArmFlags,
+) {
+  const seen = new Map<string, number>();
+  planned.forEach((arm, i) => {
+    const { info } = arm.plan;
+    const cached = info.kind === "model" ? flags.cache !== false : flags.cache === true;
+    if (!cached) return;
+    const key = JSON.stringify(info);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw new InputError(
+        `${names[first]} and ${names[i]} are the same target: with the cache the second reads the first's answers; compare two targets, or pass --no-cache to measure one target's noise`,
+      );
+    }
+    seen.set(key, i);
+  });
+}
+
+async function dryRunArms(
+  cases: string | undefined,
+  armFlags: readonly ArmFlags[],
+  config: Config,
+): Promise<number> {
+  for (const [i, flags] of armFlags.entries()) {
+    process.stdout.write(`Arm ${i + 1}:\n`);
+    await dryRun(cases, flags, configOptions(flags), config);
+  }
+  return EXIT.passed;
+}
+
+interface ArmHooks {
+  signal: AbortSignal;
+  argv: readonly string[];
+  onProgress: (arm: number, progress: Readonly<RunProgress>) => void;
+  onWarning: (message: string) => void;
+}
+
+/** Every arm checked (each InputError thrown) before any of them calls anything. */
+async function planArms(
+  cases: string | undefined,
+  armFlags: readonly ArmFlags[],
+  config: Config,
+  hooks: ArmHooks,
+): Promise<PlannedCases[]> {
+  const planned: PlannedCases[] = [];
+  for (const [i, flags] of armFlags.entries()) {
+    // A signal of its own: each run listens on it in several places.
+    const own = new AbortController();
+    hooks.signal.addEventListener("abort", () => own.abort(), { once: true });
+    const options: RunCasesOptions = {
+      ...caseOptions(cases, flags, configOptions(flags), config),
+      signal: own.signal,
+      onSample: (_row, where) => hooks.onProgress(i, where),
+      onBatchStatus: (status) => process.stderr.write(`arm ${i + 1}: ${batchLine(status)}\n`),
+      onWarning: hooks.onWarning,
+      argv: hooks.argv,
+    };
+    planned.push(await planCases(options));
+  }
+  return planned;
+}
+
+/**
+ * Starts the arms in order, each once the one before has its run folder, so the last arm's run
+ * is the newest (latest). One arm that stops with an error stops the others, then throws.
+ */
+async function runArms(
+  planned: readonly PlannedCases[],
+  draws: PairedDraws | null,
+  stopAll: AbortController,
+): Promise<CaseRun[]> {
+  const runs: Promise<CaseRun>[] = [];
+  for (const [i, arm] of planned.entries()) {
+    let opened = (_runDir: string) => {};
+    const started = new Promise<void>((resolve) => {
+      opened = () => resolve();
+    });
+    const run = arm.run({ draws: draws?.arms[i], onStart: opened });
+    run.catch(() => stopAll.abort());
+    runs.push(run);
+    await Promise.race([started, run.then(noop, noop)]);
+    // The runs' start times (milliseconds) order them for latest.
+    await sleep(2);
+  }
+  const settled = await Promise.allSettled(runs);
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<CaseRun>).value);
+}
+
+function noop(): void {}
+
+/** The draws two arms share; the cases are the suite's (not sharded: refused with a shard). */
+function pairedDraws(planned: readonly PlannedCases[], flags: ArmFlags): PairedDraws {
+  const plan = planned[0]!.plan;
+  if (plan.config.shard !== null) {
+    throw new InputError("--sequential draws from every case: drop --shard");
+  }
+  const cases = plan.cases.map((c) => c.id);
+  return new PairedDraws({
+    cases,
+    margin: compareOptions({ margin: flags.margin ?? "0.02", inconclusive: "fail" }).margin!,
+    maxK: Number(flags.maxK ?? DEFAULT_MAX_K),
+    seed: Number(flags.seed ?? 0),
+    window: Math.min(cases.length, ...planned.map((arm) => arm.plan.lanes)),
+    maxSamples: whole("--max-samples", flags.maxSamples),
+  });
+}
+
+function whole(flag: string, raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  if (!/^\s*[1-9]\d*\s*$/.test(raw))
+    throw new InputError(`${flag} ${raw}: expected a whole number ≥ 1`);
+  return Number(raw);
+}
+
+/**
+ * The comparison block as the sequential gate decided it: its verdict, with the figures it
+ * rests on in `sequential`; the rest (broke, fixed, the fixed-k interval of the same rows) as
+ * the rows say.
+ */
+export function sequentialBlock(
+  result: PairedResult,
+  flags: Pick<ArmFlags, "maxK" | "seed">,
+  cases: number,
+): (block: CompareBlock) => CompareBlock {
+  const { decision, interval, samples } = result;
+  const maxK = Number(flags.maxK ?? DEFAULT_MAX_K);
+  return (block) => ({
+    ...block,
+    verdict: decision.verdict ?? "inconclusive",
+    sequential: {
+      reason: decision.reason,
+      estimate: Number.isNaN(decision.estimate) ? null : decision.estimate,
+      ci_low: interval[0],
+      ci_high: interval[1],
+      draws: decision.samples,
+      samples,
+      max_k: maxK,
+      fixed_k_samples: maxK * cases,
+      seed: Number(flags.seed ?? 0),
+    },
+  });
+}
+
+async function printLeaderboard(
+  runs: readonly CaseRun[],
+  flags: ArmFlags,
+  config: Config,
+): Promise<void> {
+  const options = {
+    method: "clopper-pearson" as const,
+    level: 0.95,
+    seed: Number(flags.seed ?? 0),
+  };
+  const read = await Promise.all(
+    runs.map(async (run) => {
+      const document = await readDocument(run.runDir, { ...options, pricing: config.pricing });
+      return { location: run.runDir, ...document };
+    }),
+  );
+  const board = leaderboard(read, options);
+  for (const warning of board.warnings) printWarning(warning);
+  process.stdout.write(leaderboardText(terminalSafeStrings({ ...board, runs: [] })));
+}
+
+async function toGithub(run: CaseRun, compared: BaselineCompared): Promise<void> {
+  if (!githubAsked()) return;
+  await (await import("./github.js")).runToGithub({
+    command: "eb eval",
+    runDir: run.runDir,
+    report: run.report,
+    gate: compared.gateLine,
+    baseline: compared,
+    annotations: process.stdout,
+  });
+}
+
+/** One progress line for all arms: their counts added up. */
+function armsProgress(arms: number) {
+  const sink = createProgress(process.stderr);
+  const latest: (Readonly<RunProgress> | undefined)[] = Array(arms).fill(undefined);
+  return {
+    update: (arm: number, progress: Readonly<RunProgress>) => {
+      latest[arm] = progress;
+      const known = latest.filter((p) => p !== undefined);
+      sink.update(known.reduce(added));
+    },
+    done: () => sink.done(),
+  };
+}
+
+const COUNTS = [
+  "itemsDone",
+  "itemsTotal",
+  "samplesDone",
+  "samplesTotal",
+  "passed",
+  "errors",
+  "cached",
+  "earlierSamples",
+  "earlierCached",
+] as const;
+
+function added(a: Readonly<RunProgress>, b: Readonly<RunProgress>): RunProgress {
+  const sum: RunProgress = { ...a, startedAt: Math.min(a.startedAt, b.startedAt) };
+  for (const key of COUNTS) sum[key] = a[key] + b[key];
+  return { ...sum, limits: [...(a.limits ?? []), ...(b.limits ?? [])] };
+}
+
+/** `model gpt-4.1` or `node app.mjs`: how the verdict lines name an arm. */
+function targetName(plan: Plan): string {
+  return plan.info.kind === "model" ? plan.info.model : plan.info.command;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,230 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  completion,
+  type LoopbackServer,
+  lastContent,
+  startLoopbackServer,
+} from "../helpers/loopback-server.js";
+import { makeProject, runEb, runFolders } from "../helpers/project.js";
+
+/**
+ * A --target program: "right" to every case, but with the argument "bad", "wrong" to the cases
+ * whose id starts with "w".
+ */
+const TARGET = `
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const { id } = JSON.parse(input);
+process.stdout.write(process.argv[2] === "bad" && id.startsWith("w") ? "wrong" : "right");
+`;
+
+function caseLines(ids: readonly string[]): string {
+  const line = (id: string) =>
+    JSON.stringify({
+      id,
+      messages: [{ role: "user", content: `question ${id}` }],
+      graders: [{ type: "equals", value: "right" }],
+    });
+  return `${ids.map(line).join("\n")}\n`;
+}
+
+/** 20 cases, 8 of them ("w…") answered wrong by the bad arm. */
+const IDS = [
+  ...Array.from({ length: 8 }, (_, i) => `w${i}`),
+  ...Array.from({ length: 12 }, (_, i) => `c${i}`),
+];
+
+function project(): string {
+  return makeProject({ "cases.jsonl": caseLines(IDS), "app.mjs": TARGET });
+}
+
+function evalIn(root: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  return runEb(["eval", "cases.jsonl", ...args], { cwd: root, env });
+}
+
+function results(root: string): string[] {
+  const dir = path.join(root, ".eval-banana/results");
+  return existsSync(dir) ? runFolders(dir) : [];
+}
+
+function reportOf(runDir: string) {
+  return JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8"));
+}
+
+let server: LoopbackServer;
+beforeAll(async () => {
+  // Model "bad" answers wrong to the "w…" cases; any other model answers right.
+  server = await startLoopbackServer((request) => {
+    const model = (request.json as { model?: string }).model;
+    const wrong = model === "bad" && lastContent(request).startsWith("question w");
+    return { body: completion(wrong ? "wrong" : "right", model) };
+  });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe("eb eval with arms: two targets in one run, the first the baseline", () => {
+  it("gates on the paired compare: arm 2 failing some cases is a regression (exit 1)", async () => {
+    const root = project();
+    const run = await evalIn(root, [
+      "--target",
+      "node app.mjs",
+      "--target",
+      "node app.mjs bad",
+      "--margin",
+      "0.1",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("Arm 1 (node app.mjs):");
+    expect(run.stdout).toContain(
+      "Arm 2 (node app.mjs bad) against the baseline arm 1 (node app.mjs):",
+    );
+    expect(run.stdout).toContain(
+      "Gate of arm 2 (node app.mjs bad): paired compare with the baseline arm 1 (node app.mjs) at margin 0.1 → regression on these 20 cases → failed",
+    );
+    // Each arm is a run folder; the last arm is the newest, and carries the comparison.
+    const [first, second] = results(root);
+    expect(reportOf(first!).compare).toBeNull();
+    const report = reportOf(second!);
+    expect(report.target).toEqual({ kind: "command", command: "node app.mjs bad" });
+    expect(report.compare).toMatchObject({ verdict: "regression", paired: 20, margin: 0.1 });
+    expect(report.compare.broke).toHaveLength(8);
+    expect(report.verdict.outcome).toBe("regression");
+    expect(readFileSync(path.join(second!, "report.md"), "utf8")).toContain("→ regression");
+    // eb compare latest~1 latest and eb report latest see the same runs.
+    const compare = await runEb(["compare", "latest~1", "latest", "--margin", "0.1"], {
+      cwd: root,
+    });
+    expect(compare.code).toBe(1);
+    expect(compare.stdout).toContain("REGRESSION");
+    const latest = await runEb(["report", "latest", "--json"], { cwd: root });
+    expect(JSON.parse(latest.stdout).pass_rate).toBeCloseTo(0.6);
+  });
+
+  it("passes arms that answer alike (exit 0)", async () => {
+    const root = project();
+    const run = await evalIn(root, [
+      "--target",
+      "node app.mjs",
+      "--target",
+      "node ./app.mjs",
+      "-k",
+      "3",
+      "--margin",
+      "0.2",
+    ]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      "Gate of arm 2 (node ./app.mjs): paired compare with the baseline arm 1 (node app.mjs) at margin 0.2 → pass on these 20 cases → passed",
+    );
+    expect(reportOf(results(root)[1]!).compare.verdict).toBe("pass");
+  });
+
+  it("names models: -m A -m B against an endpoint, B failing some cases (exit 1)", async () => {
+    const root = project();
+    const run = await evalIn(
+      root,
+      ["-m", "good", "-m", "bad", "--api-base", server.baseURL, "--margin", "0.1"],
+      { EVAL_BANANA_API_KEY: "sk-test" },
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain(
+      "Gate of arm 2 (bad): paired compare with the baseline arm 1 (good) at margin 0.1 → regression on these 20 cases → failed",
+    );
+    const models = results(root).map((dir) => reportOf(dir).target.model);
+    expect(models).toEqual(["good", "bad"]);
+  });
+
+  it("takes a --target and a -m in the order given", async () => {
+    const root = project();
+    const run = await evalIn(
+      root,
+      [
+        "--target",
+        "node app.mjs bad",
+        "-m",
+        "good",
+        "--api-base",
+        server.baseURL,
+        "--margin",
+        "0.1",
+      ],
+      { EVAL_BANANA_API_KEY: "sk-test" },
+    );
+    // The baseline (the bad command) is worse than the candidate: the candidate passes.
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("Arm 2 (good) against the baseline arm 1 (node app.mjs bad):");
+    const report = reportOf(results(root)[1]!);
+    expect(report.compare.fixed).toHaveLength(8);
+  });
+
+  it("shows a leaderboard of three arms, each paired with the first; the exit code is the worst gate's", async () => {
+    const root = project();
+    const run = await evalIn(root, [
+      "--target",
+      "node app.mjs",
+      "--target",
+      "node ./app.mjs",
+      "--target",
+      "node app.mjs bad",
+      "-k",
+      "3",
+      "--margin",
+      "0.2",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("leaderboard of 3 runs, best pass rate first");
+    expect(run.stdout).toMatch(
+      /Gate of arm 2 \(node \.\/app\.mjs\): .* → pass on these 20 cases → passed/,
+    );
+    expect(run.stdout).toMatch(
+      /Gate of arm 3 \(node app\.mjs bad\): .* → regression on these 20 cases → failed/,
+    );
+    const verdicts = results(root).map((dir) => reportOf(dir).compare?.verdict ?? null);
+    expect(verdicts).toEqual([null, "pass", "regression"]);
+  });
+
+  it.each([
+    [["--baseline", "latest"], "drop --baseline"],
+    [["--pass-threshold", "0.5"], "drop --pass-threshold"],
+    [["--flat-output"], "drop --flat-output"],
+    [["--junit", "x.xml"], "eb compare latest~1 latest --junit FILE"],
+    [["--max-k", "5"], "--max-k sets a --sequential run"],
+    [["--sequential", "--target", "node app.mjs bad"], "--sequential pairs two arms"],
+    [["--sequential", "-k", "3"], "--max-k caps them"],
+    [["--resume", "a"], "--resume given 1 times for 2 arm(s)"],
+  ])("refuses %j with arms (exit 2)", async (extra, message) => {
+    const root = project();
+    const run = await evalIn(root, [
+      "--target",
+      "node app.mjs",
+      "--target",
+      "node ./app.mjs",
+      ...extra,
+    ]);
+    expect(run.code, run.stdout).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(results(root)).toEqual([]);
+  });
+
+  it("refuses the same target twice unless --no-cache (exit 2)", async () => {
+    const root = project();
+    const same = ["--target", "node app.mjs", "--target", "node app.mjs", "--cache"];
+    const run = await evalIn(root, same);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("are the same target");
+    const noise = await evalIn(root, [
+      "--target",
+      "node app.mjs",
+      "--target",
+      "node app.mjs",
+      "--margin",
+      "0.5",
+    ]);
+    expect(noise.code, noise.stderr).toBe(0);
+  });
+});
