@@ -295,6 +295,7 @@ addSettingOptions(
           "target, -k, --temperature, --max-tokens, the --judge settings and --api-base come from the run " +
           "unless given (a change is refused); so do the gate's --pass-threshold, --baseline, --margin " +
           "and --inconclusive (one given wins); the API key still comes from the environment",
+        collect,
       )
       .option(
         "--junit <FILE>",

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -7,17 +7,20 @@ import {
   lastContent,
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
-import { makeProject, runEb, runFolders } from "../helpers/project.js";
+import { makeProject, runEb, runFolders, spawnEb } from "../helpers/project.js";
 
 /**
  * A --target program: "right" to every case, but with the argument "bad", "wrong" to the cases
  * whose id starts with "w".
  */
 const TARGET = `
+import { existsSync } from "node:fs";
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const { id } = JSON.parse(input);
-process.stdout.write(process.argv[2] === "bad" && id.startsWith("w") ? "wrong" : "right");
+// While a file named "hold" is there, the "h…" cases never answer.
+if (id.startsWith("h") && existsSync("hold")) setInterval(() => {}, 60_000);
+else process.stdout.write(process.argv[2] === "bad" && id.startsWith("w") ? "wrong" : "right");
 `;
 
 function caseLines(ids: readonly string[]): string {
@@ -226,5 +229,30 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
       "0.5",
     ]);
     expect(noise.code, noise.stderr).toBe(0);
+  });
+
+  it("stops every arm on an interrupt (exit 130) and finishes them with --resume once per arm", async () => {
+    const root = makeProject({ "cases.jsonl": caseLines([...IDS, "h0"]), "app.mjs": TARGET });
+    writeFileSync(path.join(root, "hold"), "");
+    const args = ["--target", "node app.mjs", "--target", "node app.mjs bad", "--margin", "0.1"];
+    const running = spawnEb(["eval", "cases.jsonl", ...args, "--workers", "4"], { cwd: root });
+    // Every case but the held one answered on both arms.
+    const rowsOf = (dir: string) =>
+      readFileSync(path.join(dir, "rows.jsonl"), "utf8").trim().split("\n").length - 1;
+    for (;;) {
+      const dirs = results(root);
+      if (dirs.length === 2 && dirs.every((dir) => rowsOf(dir) === IDS.length)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    running.child.kill("SIGINT");
+    expect(await running.exited).toBe(130);
+    const [first, second] = results(root);
+    expect(running.stderr()).toContain(`--resume ${first} --resume ${second}`);
+    rmSync(path.join(root, "hold"));
+    const resumed = await evalIn(root, [...args, "--resume", first!, "--resume", second!]);
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(resumed.stdout).toContain("→ regression on these 21 cases → failed");
+    expect(results(root)).toHaveLength(2);
+    expect(reportOf(second!).compare.verdict).toBe("regression");
   });
 });
