@@ -93,6 +93,11 @@ export class PairedDraws {
     this.arms = this.scores.map((_, arm) => this.armDraws(arm));
   }
 
+  /** The cases drawn from. */
+  get cases(): number {
+    return this.options.cases.length;
+  }
+
   /** The verdict, its interval and the samples each arm took; undecided runs are "budget". */
   result(): PairedResult {
     const exhausted = decision(this.state, { exhausted: true });

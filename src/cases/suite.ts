@@ -120,8 +120,31 @@ export function caseSuite(
         return next && { item: byId.get(next.id)!, sample: next.sample };
       },
     }),
-    finish: (context) => finish(shard, tally, context, judging.count),
+    finish: async (context) => {
+      const finished = await finish(shard, tally, context, judging.count);
+      return draws ? drawnCoverage(finished, plan.config.reportFormats) : finished;
+    },
     close: async () => {},
+  };
+}
+
+/**
+ * A sequential arm plans no fixed number of samples: it planned those it drew, so its reports do
+ * not count the cap's unrun samples as missing (the cases it never drew are still listed).
+ */
+function drawnCoverage(
+  finished: Finished<"cases", CaseReport>,
+  formats: readonly RunFormat[],
+): Finished<"cases", CaseReport> {
+  const drawn = { samples_planned: finished.report.stats.samples };
+  const document = { ...finished.document, ...drawn };
+  const { files, problems } = runFiles(document, formats);
+  return {
+    ...finished,
+    report: { ...finished.report, ...drawn },
+    document,
+    files,
+    warnings: [...finished.warnings, ...problems],
   };
 }
 

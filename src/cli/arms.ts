@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RunCasesOptions } from "../cases/options.js";
-import { PairedDraws, type PairedResult } from "../cases/paired-draws.js";
+import type { PairedDraws } from "../cases/paired-draws.js";
 import type { Plan } from "../cases/plan.js";
 import { type CaseRun, type PlannedCases, planCases } from "../cases/run-cases.js";
 import { type Config, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { leaderboardText } from "../render/leaderboard-text.js";
 import { runText } from "../render/run-text.js";
-import type { CompareBlock } from "../report/blocks.js";
 import { leaderboard } from "../report/leaderboard.js";
 import { readDocument } from "../report/read-document.js";
 import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
@@ -18,7 +17,6 @@ import {
   type ArmFlags,
   batchLine,
   caseOptions,
-  checkSequentialFlags,
   configOptions,
   dryRun,
   type EvalFlags,
@@ -30,9 +28,7 @@ import { printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
-
-/** `--max-k` unless given: the cap of a sequential run, in samples per case per arm. */
-const DEFAULT_MAX_K = 10;
+import { checkSequentialFlags, pairedDraws, sequentialBlock, sequentialK } from "./sequential.js";
 
 /** Flags that make no sense with arms, and why. */
 const REFUSED: readonly (readonly [keyof EvalFlags, string])[] = [
@@ -96,7 +92,12 @@ export async function armsCommand(
     });
     const names = planned.map((arm, i) => `arm ${i + 1} (${targetName(arm.plan)})`);
     checkDistinct(planned, names, flags);
-    const draws = flags.sequential ? pairedDraws(planned, flags) : null;
+    const draws = flags.sequential
+      ? pairedDraws(
+          planned.map((arm) => arm.plan),
+          flags,
+        )
+      : null;
     const runs = await runArms(planned, draws, stopAll);
     progress.done();
     runs.forEach((run, i) => {
@@ -115,8 +116,7 @@ export async function armsCommand(
     }
     if (runs.length > 2) await printLeaderboard(runs, flags, config);
     const gate = await baselineGate(runs[0]!.runDir, gateFlags, cases);
-    const caseCount = planned[0]!.plan.cases.length;
-    const adjust = draws && sequentialBlock(draws.result(), flags, caseCount);
+    const adjust = draws && sequentialBlock(draws.result(), flags, draws.cases);
     const compared: BaselineCompared[] = [];
     for (const [i, run] of runs.entries()) {
       if (i === 0) continue;
@@ -135,27 +135,11 @@ export async function armsCommand(
 function refuse(flags: ArmFlags, arms: readonly Arm[]): void {
   for (const [key, why] of REFUSED) if (flags[key] !== undefined) throw new InputError(why);
   checkSequentialFlags(flags);
-  if (!flags.sequential) return;
-  if (arms.length !== 2) {
+  if (flags.sequential && arms.length !== 2) {
     throw new InputError(
       `--sequential pairs two arms, the baseline and the candidate: give two, not ${arms.length}`,
     );
   }
-  if (flags.batch) {
-    throw new InputError(
-      "--batch sends every call at once, --sequential draws them until the verdict is known: pass one of them",
-    );
-  }
-  if (flags.k !== undefined) {
-    throw new InputError(
-      "-k: a sequential run draws its samples; --max-k caps them per case per arm",
-    );
-  }
-}
-
-/** A sequential run's k, as each arm's manifest records it: the cap. */
-function sequentialK(flags: ArmFlags): Pick<ArmFlags, "k"> {
-  return flags.sequential ? { k: flags.maxK ?? String(DEFAULT_MAX_K) } : {};
 }
 
 /**
@@ -256,59 +240,6 @@ async function runArms(
 }
 
 function noop(): void {}
-
-/** The draws two arms share; the cases are the suite's (not sharded: refused with a shard). */
-function pairedDraws(planned: readonly PlannedCases[], flags: ArmFlags): PairedDraws {
-  const plan = planned[0]!.plan;
-  if (plan.config.shard !== null) {
-    throw new InputError("--sequential draws from every case: drop --shard");
-  }
-  const cases = plan.cases.map((c) => c.id);
-  return new PairedDraws({
-    cases,
-    margin: compareOptions({ margin: flags.margin ?? "0.02", inconclusive: "fail" }).margin!,
-    maxK: Number(flags.maxK ?? DEFAULT_MAX_K),
-    seed: Number(flags.seed ?? 0),
-    window: Math.min(cases.length, ...planned.map((arm) => arm.plan.lanes)),
-    maxSamples: whole("--max-samples", flags.maxSamples),
-  });
-}
-
-function whole(flag: string, raw: string | undefined): number | null {
-  if (raw === undefined) return null;
-  if (!/^\s*[1-9]\d*\s*$/.test(raw))
-    throw new InputError(`${flag} ${raw}: expected a whole number ≥ 1`);
-  return Number(raw);
-}
-
-/**
- * The comparison block as the sequential gate decided it: its verdict, with the figures it
- * rests on in `sequential`; the rest (broke, fixed, the fixed-k interval of the same rows) as
- * the rows say.
- */
-export function sequentialBlock(
-  result: PairedResult,
-  flags: Pick<ArmFlags, "maxK" | "seed">,
-  cases: number,
-): (block: CompareBlock) => CompareBlock {
-  const { decision, interval, samples } = result;
-  const maxK = Number(flags.maxK ?? DEFAULT_MAX_K);
-  return (block) => ({
-    ...block,
-    verdict: decision.verdict ?? "inconclusive",
-    sequential: {
-      reason: decision.reason,
-      estimate: Number.isNaN(decision.estimate) ? null : decision.estimate,
-      ci_low: interval[0],
-      ci_high: interval[1],
-      draws: decision.samples,
-      samples,
-      max_k: maxK,
-      fixed_k_samples: maxK * cases,
-      seed: Number(flags.seed ?? 0),
-    },
-  });
-}
 
 async function printLeaderboard(
   runs: readonly CaseRun[],

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { RoundStatus } from "../cases/batch-settings.js";
 import type { RunCasesOptions } from "../cases/options.js";
-import { runCases } from "../cases/run-cases.js";
+import { planCases } from "../cases/run-cases.js";
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { gateLine, runText } from "../render/run-text.js";
@@ -15,6 +15,7 @@ import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
+import { checkSequentialFlags, pairedDraws, sequentialBlock, sequentialK } from "./sequential.js";
 
 /** eb eval's flags but its targets and --resume, which name the arms. */
 interface RunFlags extends Record<string, unknown> {
@@ -121,21 +122,6 @@ function targetFlagOrder(argv: readonly string[]): ("model" | "target")[] {
   return order;
 }
 
-/** Flags only a sequential run has. */
-const SEQUENTIAL_FLAGS = [
-  ["--max-k", "maxK"],
-  ["--max-samples", "maxSamples"],
-] as const;
-
-/** Refuses --max-k and --max-samples without --sequential. */
-export function checkSequentialFlags(flags: ArmFlags | EvalFlags): void {
-  if (flags.sequential) return;
-  for (const [flag, key] of SEQUENTIAL_FLAGS) {
-    if (flags[key] !== undefined)
-      throw new InputError(`${flag} sets a --sequential run: add --sequential, or drop ${flag}`);
-  }
-}
-
 /** One run folder: the threshold gate, or the compare with --baseline RUN. */
 async function oneRun(
   cases: string | undefined,
@@ -143,7 +129,7 @@ async function oneRun(
   argv: readonly string[],
 ): Promise<number> {
   checkSequentialFlags(given);
-  if (given.sequential && given.baseline === undefined) {
+  if (given.sequential && given.baseline === undefined && given.resume === undefined) {
     throw new InputError(
       "--sequential samples until a paired verdict is known: give two arms (-m A -m B, or --target twice), or --baseline RUN",
     );
@@ -162,12 +148,17 @@ async function oneRun(
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
   const baseline = await baselineOf(flags, config.scope, cases);
   const recorded = baseline ? pinBaseline(argv, baseline.location) : [...argv];
-  if (flags.dryRun) return dryRun(cases, flags, options, config);
+  const sequential = flags.sequential && baseline !== null;
+  if (flags.sequential && !sequential) {
+    throw new InputError("--sequential with one target compares it with --baseline RUN: give one");
+  }
+  const armFlags = { ...flags, ...sequentialK(flags) };
+  if (flags.dryRun) return dryRun(cases, armFlags, options, config);
   const interrupt = abortOnSignals();
   const progress = createProgress(process.stderr);
   try {
-    const run = await runCases({
-      ...caseOptions(cases, flags, options, config),
+    const planned = await planCases({
+      ...caseOptions(cases, armFlags, options, config),
       signal: interrupt.signal,
       onSample: (_row, where) => progress.update(where),
       onBatchStatus: (status) => process.stderr.write(`${batchLine(status)}\n`),
@@ -177,6 +168,8 @@ async function oneRun(
       },
       argv: recorded,
     });
+    const draws = sequential ? pairedDraws([planned.plan], flags, baseline.rows) : null;
+    const run = await planned.run({ draws: draws?.arms[0] });
     progress.done();
     const gate = baseline ? "baseline" : "threshold";
     process.stdout.write(runText(terminalSafeStrings(run.document), { gate }));
@@ -184,8 +177,11 @@ async function oneRun(
     if (flags.junit !== undefined) await writeJunit(flags.junit, run.report);
     const interrupted = run.exitCode === EXIT.interrupted;
     // An interrupted run is not compared: the resume hint says how to finish it first.
+    const adjust = draws ? sequentialBlock(draws.result(), flags, draws.cases) : undefined;
     const compared =
-      baseline && !interrupted ? await baseline.compare(run.runDir, config.reportFormats) : null;
+      baseline && !interrupted
+        ? await baseline.compare(run.runDir, config.reportFormats, { adjust })
+        : null;
     if (githubAsked()) {
       await (await import("./github.js")).runToGithub({
         command: "eb eval",

@@ -256,3 +256,155 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
     expect(reportOf(second!).compare.verdict).toBe("regression");
   });
 });
+
+/**
+ * A flaky --target program: a case passes with chance 0.7 ("f…" cases) or 1, less the drop in
+ * its second argument, drawn from a hash of its first argument (the arm's salt), the case and
+ * the sample: two salts are two arms alike in distribution, each with its own noise.
+ */
+const FLAKY = `
+import { createHash } from "node:crypto";
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const { id, sample } = JSON.parse(input);
+const [salt, drop] = [process.argv[2], Number(process.argv[3] ?? 0)];
+const u = createHash("sha256").update(salt + "/" + id + "/" + sample).digest().readUInt32BE(0) / 2 ** 32;
+process.stdout.write(u < (id.startsWith("f") ? 0.7 : 1) - drop ? "right" : "wrong");
+`;
+
+function flakyProject(): string {
+  const ids = [
+    ...Array.from({ length: 4 }, (_, i) => `f${i}`),
+    ...Array.from({ length: 16 }, (_, i) => `c${i}`),
+  ];
+  return makeProject({ "cases.jsonl": caseLines(ids), "flaky.mjs": FLAKY });
+}
+
+describe("eb eval --sequential: sample until the verdict is known", () => {
+  it("stops arms that answer alike before the cap, with a pass", async () => {
+    const root = flakyProject();
+    const run = await evalIn(root, [
+      "--target",
+      "node flaky.mjs a",
+      "--target",
+      "node flaky.mjs b",
+      "--sequential",
+      "--margin",
+      "0.1",
+    ]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /sequential: estimate .* \(stopped: the verdict is known\); samples taken per arm \d+ and \d+, where a fixed run at -k 10 takes 200 per arm/,
+    );
+    const [first, second] = results(root);
+    const { sequential, verdict } = reportOf(second!).compare;
+    expect(verdict).toBe("pass");
+    expect(sequential).toMatchObject({
+      reason: "decided",
+      max_k: 10,
+      fixed_k_samples: 200,
+      seed: 0,
+    });
+    expect(sequential.draws).toBeLessThan(200);
+    // Every sample drawn is a row of its arm's run folder; no arm claims to be unfinished.
+    const rows = [first!, second!].map(
+      (dir) => readFileSync(path.join(dir, "rows.jsonl"), "utf8").trim().split("\n").length - 1,
+    );
+    expect(sequential.samples).toEqual(rows);
+    expect(Math.min(...rows)).toBeGreaterThanOrEqual(sequential.draws);
+    expect(run.stdout).not.toContain("Interrupted");
+  });
+
+  it("finds a regression early", async () => {
+    const root = flakyProject();
+    const run = await evalIn(root, [
+      "--target",
+      "node flaky.mjs a",
+      "--target",
+      "node flaky.mjs b 0.5",
+      "--sequential",
+      "--margin",
+      "0.1",
+      "--seed",
+      "7",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    const { sequential, verdict } = reportOf(results(root)[1]!).compare;
+    expect(verdict).toBe("regression");
+    expect(sequential).toMatchObject({ reason: "decided", seed: 7 });
+    expect(sequential.draws).toBeLessThan(100);
+    expect(sequential.ci_high).toBeLessThan(0);
+  });
+
+  it("stops at --max-samples undecided: inconclusive for the budget, exit code as --inconclusive says", async () => {
+    const root = flakyProject();
+    const args = [
+      "--target",
+      "node flaky.mjs a",
+      "--target",
+      "node flaky.mjs b",
+      "--sequential",
+      "--max-samples",
+      "20",
+    ];
+    const failed = await evalIn(root, [...args, "--margin", "0.02"]);
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stdout).toContain(
+      "stopped undecided: the budget (--max-samples, --max-cost) ran out",
+    );
+    expect(failed.stdout).toContain("→ inconclusive on these");
+    const { sequential, verdict } = reportOf(results(root)[1]!).compare;
+    expect(verdict).toBe("inconclusive");
+    expect(sequential).toMatchObject({ reason: "budget", draws: 10 });
+    const accepted = await evalIn(root, [...args, "--margin", "0.02", "--inconclusive", "pass"]);
+    expect(accepted.code, accepted.stderr).toBe(0);
+  });
+
+  it("samples the candidate alone against a stored --baseline run", async () => {
+    const root = flakyProject();
+    const base = await evalIn(root, ["--target", "node flaky.mjs a", "-k", "5"]);
+    expect(base.code).toBe(1);
+    const run = await evalIn(root, [
+      "--target",
+      "node flaky.mjs b 0.5",
+      "--baseline",
+      "latest",
+      "--sequential",
+      "--margin",
+      "0.1",
+    ]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("→ regression on these 20 cases → failed");
+    const { sequential } = reportOf(results(root)[1]!).compare;
+    expect(sequential.reason).toBe("decided");
+    expect(sequential.samples).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      ["--target", "node flaky.mjs a", "--sequential"],
+      "--sequential samples until a paired verdict is known",
+    ],
+    [
+      [
+        "--target",
+        "node flaky.mjs a",
+        "--target",
+        "node flaky.mjs b",
+        "--sequential",
+        "--max-k",
+        "0",
+      ],
+      "--max-k 0: expected a whole number ≥ 1",
+    ],
+    [
+      ["--target", "node flaky.mjs a", "--target", "node flaky.mjs b", "--max-samples", "9"],
+      "--max-samples sets a --sequential run",
+    ],
+  ])("refuses %j (exit 2)", async (args, message) => {
+    const root = flakyProject();
+    const run = await evalIn(root, args);
+    expect(run.code, run.stdout).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+});
