@@ -74,6 +74,7 @@ export class PairedDraws {
   private readonly handed: number[];
   private readonly waiting = new Set<() => void>();
   private readonly started = new Set<number>();
+  private readonly watched = new WeakSet<AbortSignal>();
   private recorded = 0;
   private stopped: PairedResult["decision"] | null = null;
 
@@ -139,15 +140,12 @@ export class PairedDraws {
       if (this.stopped !== null || signal.aborted) return null;
       const step = this.handOut(arm);
       if (step !== null) return step;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.waiting.delete(wake);
-          signal.removeEventListener("abort", wake);
-          resolve();
-        };
-        this.waiting.add(wake);
-        signal.addEventListener("abort", wake, { once: true });
-      });
+      // One listener per signal, however many lanes wait on it.
+      if (!this.watched.has(signal)) {
+        this.watched.add(signal);
+        signal.addEventListener("abort", () => this.wakeAll(), { once: true });
+      }
+      await new Promise<void>((resolve) => this.waiting.add(resolve));
     }
   }
 
@@ -224,7 +222,9 @@ export class PairedDraws {
   }
 
   private wakeAll(): void {
-    for (const wake of [...this.waiting]) wake();
+    const woken = [...this.waiting];
+    this.waiting.clear();
+    for (const wake of woken) wake();
   }
 }
 
