@@ -47,6 +47,11 @@ function evalIn(root: string, args: readonly string[], env: NodeJS.ProcessEnv = 
   return runEb(["eval", "cases.jsonl", ...args], { cwd: root, env });
 }
 
+/** `--target A --target B …`: one arm per command. */
+function targets(...commands: string[]): string[] {
+  return commands.flatMap((command) => ["--target", command]);
+}
+
 function results(root: string): string[] {
   const dir = path.join(root, ".eval-banana/results");
   return existsSync(dir) ? runFolders(dir) : [];
@@ -73,10 +78,7 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
   it("gates on the paired compare: arm 2 failing some cases is a regression (exit 1)", async () => {
     const root = project();
     const run = await evalIn(root, [
-      "--target",
-      "node app.mjs",
-      "--target",
-      "node app.mjs bad",
+      ...targets("node app.mjs", "node app.mjs bad"),
       "--margin",
       "0.1",
     ]);
@@ -110,10 +112,7 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
   it("passes arms that answer alike (exit 0)", async () => {
     const root = project();
     const run = await evalIn(root, [
-      "--target",
-      "node app.mjs",
-      "--target",
-      "node ./app.mjs",
+      ...targets("node app.mjs", "node ./app.mjs"),
       "-k",
       "3",
       "--margin",
@@ -168,12 +167,7 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
   it("shows a leaderboard of three arms, each paired with the first; the exit code is the worst gate's", async () => {
     const root = project();
     const run = await evalIn(root, [
-      "--target",
-      "node app.mjs",
-      "--target",
-      "node ./app.mjs",
-      "--target",
-      "node app.mjs bad",
+      ...targets("node app.mjs", "node ./app.mjs", "node app.mjs bad"),
       "-k",
       "3",
       "--margin",
@@ -202,13 +196,7 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
     [["--resume", "a"], "--resume given 1 times for 2 arm(s)"],
   ])("refuses %j with arms (exit 2)", async (extra, message) => {
     const root = project();
-    const run = await evalIn(root, [
-      "--target",
-      "node app.mjs",
-      "--target",
-      "node ./app.mjs",
-      ...extra,
-    ]);
+    const run = await evalIn(root, [...targets("node app.mjs", "node ./app.mjs"), ...extra]);
     expect(run.code, run.stdout).toBe(2);
     expect(run.stderr).toContain(message);
     expect(results(root)).toEqual([]);
@@ -216,15 +204,12 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
 
   it("refuses the same target twice unless --no-cache (exit 2)", async () => {
     const root = project();
-    const same = ["--target", "node app.mjs", "--target", "node app.mjs", "--cache"];
+    const same = [...targets("node app.mjs", "node app.mjs"), "--cache"];
     const run = await evalIn(root, same);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("are the same target");
     const noise = await evalIn(root, [
-      "--target",
-      "node app.mjs",
-      "--target",
-      "node app.mjs",
+      ...targets("node app.mjs", "node app.mjs"),
       "--margin",
       "0.5",
     ]);
@@ -234,7 +219,7 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
   it("stops every arm on an interrupt (exit 130) and finishes them with --resume once per arm", async () => {
     const root = makeProject({ "cases.jsonl": caseLines([...IDS, "h0"]), "app.mjs": TARGET });
     writeFileSync(path.join(root, "hold"), "");
-    const args = ["--target", "node app.mjs", "--target", "node app.mjs bad", "--margin", "0.1"];
+    const args = [...targets("node app.mjs", "node app.mjs bad"), "--margin", "0.1"];
     const running = spawnEb(["eval", "cases.jsonl", ...args, "--workers", "4"], { cwd: root });
     // Every case but the held one answered on both arms.
     const rowsOf = (dir: string) =>
@@ -284,10 +269,7 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
   it("stops arms that answer alike before the cap, with a pass", async () => {
     const root = flakyProject();
     const run = await evalIn(root, [
-      "--target",
-      "node flaky.mjs a",
-      "--target",
-      "node flaky.mjs b",
+      ...targets("node flaky.mjs a", "node flaky.mjs b"),
       "--sequential",
       "--margin",
       "0.1",
@@ -318,10 +300,7 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
   it("finds a regression early", async () => {
     const root = flakyProject();
     const run = await evalIn(root, [
-      "--target",
-      "node flaky.mjs a",
-      "--target",
-      "node flaky.mjs b 0.5",
+      ...targets("node flaky.mjs a", "node flaky.mjs b 0.5"),
       "--sequential",
       "--margin",
       "0.1",
@@ -339,10 +318,7 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
   it("stops at --max-samples undecided: inconclusive for the budget, exit code as --inconclusive says", async () => {
     const root = flakyProject();
     const args = [
-      "--target",
-      "node flaky.mjs a",
-      "--target",
-      "node flaky.mjs b",
+      ...targets("node flaky.mjs a", "node flaky.mjs b"),
       "--sequential",
       "--max-samples",
       "20",
@@ -386,19 +362,11 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
       "--sequential samples until a paired verdict is known",
     ],
     [
-      [
-        "--target",
-        "node flaky.mjs a",
-        "--target",
-        "node flaky.mjs b",
-        "--sequential",
-        "--max-k",
-        "0",
-      ],
+      [...targets("node flaky.mjs a", "node flaky.mjs b"), "--sequential", "--max-k", "0"],
       "--max-k 0: expected a whole number ≥ 1",
     ],
     [
-      ["--target", "node flaky.mjs a", "--target", "node flaky.mjs b", "--max-samples", "9"],
+      [...targets("node flaky.mjs a", "node flaky.mjs b"), "--max-samples", "9"],
       "--max-samples sets a --sequential run",
     ],
   ])("refuses %j (exit 2)", async (args, message) => {
