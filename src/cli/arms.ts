@@ -28,7 +28,13 @@ import { printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
-import { checkSequentialFlags, pairedDraws, sequentialBlock, sequentialK } from "./sequential.js";
+import {
+  checkSequentialFlags,
+  nothingDrawn,
+  pairedDraws,
+  sequentialBlock,
+  sequentialK,
+} from "./sequential.js";
 
 /** Flags that make no sense with arms, and why. */
 const REFUSED: readonly (readonly [keyof EvalFlags, string])[] = [
@@ -115,6 +121,8 @@ export async function armsCommand(
       return EXIT.interrupted;
     }
     if (runs.length > 2) await printLeaderboard(runs, flags, config);
+    const undecided = nothingDrawn(draws, flags.inconclusive);
+    if (undecided !== null) return undecided;
     const gate = await baselineGate(runs[0]!.runDir, gateFlags, cases);
     const adjust = draws && sequentialBlock(draws.result(), flags, draws.cases);
     const compared: BaselineCompared[] = [];

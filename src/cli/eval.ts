@@ -15,7 +15,13 @@ import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
-import { checkSequentialFlags, pairedDraws, sequentialBlock, sequentialK } from "./sequential.js";
+import {
+  checkSequentialFlags,
+  nothingDrawn,
+  pairedDraws,
+  sequentialBlock,
+  sequentialK,
+} from "./sequential.js";
 
 /** eb eval's flags but its targets and --resume, which name the arms. */
 interface RunFlags extends Record<string, unknown> {
@@ -177,6 +183,8 @@ async function oneRun(
     if (flags.junit !== undefined) await writeJunit(flags.junit, run.report);
     const interrupted = run.exitCode === EXIT.interrupted;
     // An interrupted run is not compared: the resume hint says how to finish it first.
+    const undecided = interrupted ? null : nothingDrawn(draws, flags.inconclusive);
+    if (undecided !== null) return undecided;
     const adjust = draws ? sequentialBlock(draws.result(), flags, draws.cases) : undefined;
     const compared =
       baseline && !interrupted

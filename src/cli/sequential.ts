@@ -1,6 +1,6 @@
 import { PairedDraws, type PairedResult } from "../cases/paired-draws.js";
 import type { Plan } from "../cases/plan.js";
-import { InputError } from "../errors.js";
+import { EXIT, InputError } from "../errors.js";
 import type { CompareBlock } from "../report/blocks.js";
 import type { RunRows } from "../report/read-rows.js";
 import { compareOptions } from "./compare.js";
@@ -130,4 +130,19 @@ export function sequentialBlock(
       seed: Number(flags.seed ?? 0),
     },
   });
+}
+
+/**
+ * A sequential run the budget stopped before its first paired draw has nothing to compare:
+ * inconclusive for the budget, its exit code as --inconclusive says. Null when there are draws.
+ */
+export function nothingDrawn(
+  draws: PairedDraws | null,
+  inconclusive: "fail" | "pass" | undefined,
+): number | null {
+  if (draws === null || draws.result().decision.samples > 0) return null;
+  process.stdout.write(
+    "INCONCLUSIVE: the budget ran out before the first paired draw (--max-samples, --max-cost)\n",
+  );
+  return inconclusive === "pass" ? EXIT.passed : EXIT.fellShort;
 }

@@ -336,6 +336,33 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(accepted.code, accepted.stderr).toBe(0);
   });
 
+  it("stops at --max-cost undecided: inconclusive for the budget, not a failed candidate", async () => {
+    // A loopback call (11 + 7 tokens) costs $0.018 at these prices: $1 buys each arm ~55.
+    const prices = ["good", "twin"].map(
+      (model) => `[pricing."${model}"]\ninput_per_mtok = 1000.0\noutput_per_mtok = 1000.0\n`,
+    );
+    const root = makeProject({
+      "cases.jsonl": caseLines(IDS),
+      ".eval-banana/config.toml": prices.join("\n"),
+    });
+    const args = ["-m", "good", "-m", "twin", "--api-base", server.baseURL, "--sequential"];
+    const key = { EVAL_BANANA_API_KEY: "sk-test" };
+    // An answer not seen yet is estimated at 512 tokens: $0.5 refuses the very first sample.
+    const none = await evalIn(root, [...args, "--max-cost", "0.5", "--no-cache"], key);
+    expect(none.code, none.stderr).toBe(1);
+    expect(none.stdout).toContain("INCONCLUSIVE: the budget ran out before the first paired draw");
+    const run = await evalIn(root, [...args, "--max-cost", "1", "--max-tokens", "8"], key);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain(
+      "stopped undecided: the budget (--max-samples, --max-cost) ran out",
+    );
+    const [, , first, second] = results(root).map(reportOf);
+    expect(second.compare.verdict).toBe("inconclusive");
+    expect(second.compare.sequential.reason).toBe("budget");
+    expect(second.compare.sequential.draws).toBeLessThan(60);
+    expect([first.budget_exceeded, second.budget_exceeded]).toContain(true);
+  });
+
   it("samples the candidate alone against a stored --baseline run", async () => {
     const root = flakyProject();
     const base = await evalIn(root, ["--target", "node flaky.mjs a", "-k", "5"]);
