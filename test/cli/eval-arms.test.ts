@@ -249,12 +249,15 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
  */
 const FLAKY = `
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const { id, sample } = JSON.parse(input);
 const [salt, drop] = [process.argv[2], Number(process.argv[3] ?? 0)];
 const u = createHash("sha256").update(salt + "/" + id + "/" + sample).digest().readUInt32BE(0) / 2 ** 32;
-process.stdout.write(u < (id.startsWith("f") ? 0.7 : 1) - drop ? "right" : "wrong");
+// While a file named "hold" is there, a case's third sample never answers.
+if (sample >= 2 && existsSync("hold")) setInterval(() => {}, 60_000);
+else process.stdout.write(u < (id.startsWith("f") ? 0.7 : 1) - drop ? "right" : "wrong");
 `;
 
 function flakyProject(): string {
@@ -361,6 +364,42 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(second.compare.sequential.reason).toBe("budget");
     expect(second.compare.sequential.draws).toBeLessThan(60);
     expect([first.budget_exceeded, second.budget_exceeded]).toContain(true);
+  });
+
+  it("resumed after an interrupt, ends as the run that was never interrupted", async () => {
+    const args = [
+      ...targets("node flaky.mjs a", "node flaky.mjs b"),
+      "--sequential",
+      "--margin",
+      "0.1",
+      "--seed",
+      "5",
+    ];
+    const whole = flakyProject();
+    expect((await evalIn(whole, args)).code).toBe(0);
+    const root = flakyProject();
+    writeFileSync(path.join(root, "hold"), "");
+    const running = spawnEb(["eval", "cases.jsonl", ...args], { cwd: root });
+    // Held at the first third sample of a case, with rows written before it.
+    const rowsOf = (dir: string) =>
+      readFileSync(path.join(dir, "rows.jsonl"), "utf8").split("\n").length;
+    while (results(root).length < 2 || results(root).some((dir) => rowsOf(dir) < 10)) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    running.child.kill("SIGINT");
+    expect(await running.exited).toBe(130);
+    const [first, second] = results(root);
+    expect(running.stderr()).toContain(`--resume ${first} --resume ${second}`);
+    rmSync(path.join(root, "hold"));
+    const resumed = await evalIn(root, [...args, "--resume", first!, "--resume", second!]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const sequentialOf = (dir: string) => {
+      const { draws, estimate, ci_low, ci_high, reason } = reportOf(results(dir)[1]!).compare
+        .sequential;
+      return { draws, estimate, ci_low, ci_high, reason };
+    };
+    expect(sequentialOf(root)).toEqual(sequentialOf(whole));
   });
 
   it("samples the candidate alone against a stored --baseline run", async () => {
