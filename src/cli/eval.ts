@@ -314,7 +314,7 @@ export function configOptions(flags: ArmFlags): LoadConfigOptions {
   return { cwd: flags.cwd, noProjectConfig: !flags.projectConfig, flags: settingFlags(flags) };
 }
 
-function integer(flag: string, raw: string | undefined): number | undefined {
+export function integer(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\s*\d+\s*$/.test(raw)) throw new InputError(`${flag} ${raw}: expected a whole number`);
   return Number(raw);

@@ -18,6 +18,7 @@ import {
 import type { PairwiseFlags } from "./pairwise.js";
 import type { ReportFlags } from "./report.js";
 import type { RunFlags } from "./run.js";
+import type { SkillRunFlags } from "./skill.js";
 
 /**
  * Every command and option of `eb`, with its help. Built here, run by main.ts: a test walks the
@@ -660,12 +661,14 @@ addSettingOptions(
     );
   });
 
-program
+const skill = program
   .command("skill")
-  .summary("evaluate an agent skill (its evals/evals.json)")
+  .summary("evaluate an agent skill (its evals/evals.json): validate, run")
   .description(
     "Agent skills in the agentskills.io / skill-creator layout: a SKILL.md and evals/*.json.",
-  )
+  );
+
+skill
   .command("validate")
   .summary("read a skill's eval files and count their evals, without running anything")
   .description(
@@ -680,6 +683,106 @@ program
   .argument("<path...>", "skill folders or eval files")
   .action(async (paths: string[]) => {
     process.exitCode = await (await import("./skill.js")).skillValidateCommand(paths);
+  });
+
+const SKILL_SETTINGS = [
+  "core.output_dir",
+  "harness.timeout_seconds",
+  "eval.api_base",
+  "eval.judge",
+  "eval.judge_samples",
+  "eval.judge_temperature",
+  "eval.workers",
+  "eval.timeout_seconds",
+  "eval.max_retries",
+  "eval.cache_dir",
+  "report.formats",
+  "report.scope",
+] as const satisfies readonly SettingId[];
+
+const SKILL_RUN_HELP = `
+What runs:
+  Each eval's prompt goes to the agent CLI (its built-in template, with its JSON event output:
+  claude/gemini stream-json, codex --json, opencode --format json, pi --mode json) in a fresh
+  temporary workspace holding the eval's files, k times without the skill and k times with it
+  installed where the agent looks (.claude/skills/<name>/ for claude, .agents/skills/<name>/ for
+  codex, …; see docs/skills.md). Both arms: the same agent, model, effort and timeout, run at
+  once, at most --workers agents per arm at a time (default 4). The judge grades each expectation from the final answer, the transcript's tool calls and
+  the files the agent changed; a sample passes when all its expectations pass.
+
+Delivery proof:
+  A with-skill sample whose transcript shows no read of SKILL.md and no skill-tool call is
+  "skill not used": it fails (it is no success of the skill), is counted apart, and with
+  --require-use is an error. Trigger queries ({query, should_trigger}) run with the skill;
+  each gets its trigger rate with a 95% Wilson interval, and false triggers are counted.
+
+Output (under --output-dir, default .eval-banana/results/<run id>/):
+  without_skill/ (or old_skill/), with_skill/, triggers/   ordinary eb eval run folders
+      (rows.jsonl, report.json); each sample's transcript, changed files and grading.json
+      under eval-<id>/run-<n>/
+  benchmark.json   skill-creator's benchmark, with eb's paired comparison
+  report.html      the two arms side by side per eval
+  triggers.json    the trigger queries' rates
+
+Exit codes:
+  0    the paired gate passed: the uplift's interval lies above -margin (the skill does not
+       make things worse), and every trigger query behaved as expected
+  1    regression or inconclusive (--inconclusive pass makes that 0), a trigger query wrong, or
+       with --require-use a with-skill sample that never used the skill
+  2    could not run: no SKILL.md, an eval file eb cannot read, an unknown or missing agent,
+       expectations without --judge
+  130  interrupted
+`;
+
+addSettingOptions(
+  addNoProjectConfig(
+    skill
+      .command("run")
+      .summary("run a skill's evals through an agent with and without the skill, paired and gated")
+      .description(
+        "Run every eval of SKILL_DIR (evals/*.json) through the agent CLI with and without the " +
+          "skill (or against --baseline-skill), grade each expectation with the judge, prove " +
+          "from each transcript that the skill was used, and gate on the paired uplift.",
+      )
+      .argument("<skill_dir>", "the skill's folder: SKILL.md and evals/")
+      .option(
+        "--agent <NAME>",
+        "agent CLI: claude, codex, gemini, opencode, pi, grok, openhands, or an [agents.NAME] (default: [harness] agent)",
+      )
+      .option(
+        "-m, --model <MODEL>",
+        "the agent's model, the same in both arms (default: [harness] model, else the CLI's)",
+      )
+      .option(
+        "--effort <LEVEL>",
+        "the agent's reasoning effort (default: [harness] reasoning_effort)",
+      )
+      .option("-k <N>", "samples per eval and arm (default 1)")
+      .option(
+        "--baseline-skill <DIR>",
+        "compare with this version of the skill instead of with no skill",
+      )
+      .option(
+        "--require-use",
+        "a with-skill sample that never read or invoked the skill is an error",
+      )
+      .option("--no-cache", "neither read nor write the judge's cached verdicts")
+      .option("--margin <NUM>", "largest drop still accepted by the gate", "0.02")
+      .addOption(
+        new Option(
+          "--inconclusive <WHAT>",
+          "exit code of an inconclusive gate: fail (1) or pass (0)",
+        )
+          .choices(["fail", "pass"])
+          .default("fail"),
+      )
+      .option("--cwd <PATH>", "working directory: config search and relative paths", "."),
+  ),
+  SKILL_SETTINGS,
+)
+  .addHelpText("after", SKILL_RUN_HELP)
+  .action(async (dir: string, flags: SkillRunFlags) => {
+    process.exitCode = await (await import("./skill.js")).skillRunCommand(dir, flags);
   });
 
 program

@@ -3,7 +3,7 @@
  * builds the outcomes, needs nothing of the document itself.
  */
 import { z } from "zod";
-import { PAIR_OUTCOMES, statusSchema } from "./record.js";
+import { PAIR_OUTCOMES, skillSampleSchema, statusSchema } from "./record.js";
 
 const count = z.number().int().min(0);
 
@@ -38,5 +38,6 @@ export const outcomeSchema = z.strictObject({
     .describe(
       "A pairwise row's outcome (a tie and a loss both fail); absent for an error and elsewhere.",
     ),
+  skill: skillSampleSchema.optional().describe("An eb skill run sample's skill and transcript."),
 });
 export type Outcome = z.output<typeof outcomeSchema>;

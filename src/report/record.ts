@@ -51,6 +51,34 @@ const rowBase = {
 export const checkRowSchema = z.strictObject(rowBase).describe("One sample of one check (eb run).");
 export type CheckRow = z.output<typeof checkRowSchema>;
 
+/** What a sample of `eb skill run` adds to its case row: the skill, and what the agent did. */
+export const skillSampleSchema = z
+  .strictObject({
+    sha256: z
+      .string()
+      .nullable()
+      .describe(
+        "The skill installed for this sample (its files' digest); null: none (the arm without).",
+      ),
+    used: z
+      .boolean()
+      .nullable()
+      .describe("The transcript shows the skill read or invoked; null: no skill was installed."),
+    tool_calls: count.describe("Tool calls in the agent's transcript."),
+    tokens: tokens.describe(
+      "The agent's tokens, read and written, as its transcript reports them.",
+    ),
+    files: z
+      .array(z.string())
+      .describe("Files the agent created or changed, relative to its workspace."),
+  })
+  .describe("eb skill run: the skill this sample ran with and what its transcript shows.");
+export type SkillSample = z.output<typeof skillSampleSchema>;
+/** The mark of a with-skill sample: did the agent read or invoke the skill (delivery proof)? */
+export const SKILL_USED_MARK = "skill used";
+/** The mark of a trigger query: did the agent reach for the skill exactly when it should? */
+export const TRIGGER_MARK = "trigger";
+
 /** One sample of one case (`eb eval`), with the article's field names. */
 export const caseRowSchema = z
   .strictObject({
@@ -78,6 +106,7 @@ export const caseRowSchema = z
       .describe(
         "Each judge grader's verdicts (1 pass, 0 fail) with --judge-samples above 1; its mark is their majority.",
       ),
+    skill: skillSampleSchema.optional(),
   })
   .describe("One sample of one case (eb eval).");
 export type CaseRow = z.output<typeof caseRowSchema>;
@@ -160,6 +189,8 @@ export interface StoredRow {
   votes?: Record<string, number[]>;
   model_version?: string | null;
   cost?: number | null;
+  /** An `eb skill run` sample's skill and transcript figures. */
+  skill?: SkillSample;
 }
 
 export const targetInfoSchema = z.discriminatedUnion("kind", [

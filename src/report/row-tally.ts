@@ -252,6 +252,7 @@ function outcomeOf(
     chars: text === null ? null : text.length,
     files: output.files,
     ...(pair && { pair }),
+    ...(row.skill && { skill: row.skill }),
   };
 }
 

@@ -193,7 +193,8 @@ describe("runCaseSample aborted", () => {
     server.script = () => "hang";
     const target = chatCaseTarget(chat({ timeoutMs: 30_000 }), { model: "m1", temperature: 0 });
     const { rows, ms } = await abortMidCall(target, () => server.requests.length > 0);
-    expect(ms).toBeLessThan(500);
+    // Not the call's 30 s timeout (a loaded machine may take a while).
+    expect(ms).toBeLessThan(10_000);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ sample: 0, status: "error" });
     expect(rows[0]?.error).toMatch(/interrupted$/);

@@ -88,7 +88,13 @@ describe("one setting, one flag, one variable, one meaning", () => {
     const writers = [...commands()].filter(([, options]) =>
       options.some((o) => ["--output-dir", OUT, "--flat-output"].includes(o.long ?? "")),
     );
-    expect(writers.map(([name]) => name).sort()).toEqual(["eval", "merge", "pairwise", "run"]);
+    expect(writers.map(([name]) => name).sort()).toEqual([
+      "eval",
+      "merge",
+      "pairwise",
+      "run",
+      "skill run",
+    ]);
     const wrong = writers.flatMap(([command, options]) => {
       const outputDir = options.find((o) => o.long === "--output-dir");
       const out = options.find((o) => o.long === OUT);

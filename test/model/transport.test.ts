@@ -153,7 +153,8 @@ describe("createHttp", () => {
     const pending = createHttp()({ ...post(url, ""), timeoutMs: 100 });
     await expect(pending).rejects.toBeInstanceOf(TimeoutError);
     await expect(pending).rejects.toThrow("timed out after 0.1s");
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The body never ends: without the deadline the call would hang.
+    expect(performance.now() - started).toBeLessThan(10_000);
     await until(() => state.closed > 0 && state.closed === state.connections, 500);
     expect(state.closed).toBe(state.connections);
   });

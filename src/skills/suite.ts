@@ -1,0 +1,253 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { countingJudge } from "../cases/judge-cache.js";
+import type { CaseReport } from "../cases/report.js";
+import { type JudgeFn, runCaseSample } from "../cases/sample.js";
+import type { Case } from "../cases/schema.js";
+import { type CaseRunMeta, finishedCases } from "../cases/suite.js";
+import { CaseTally } from "../cases/tally.js";
+import { safeStem } from "../checks/stem.js";
+import type { Config } from "../config/load.js";
+import type { ChatResult } from "../model/types.js";
+import { gradingJson } from "../render/skill-creator.js";
+import {
+  type CaseRow,
+  type CaseSettings,
+  SKILL_USED_MARK,
+  TRIGGER_MARK,
+} from "../report/record.js";
+import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import { type AgentSample, type AgentSetup, runAgentSample } from "./agent-run.js";
+import { evidenceText } from "./evidence.js";
+import type { SkillFolder } from "./skill-dir.js";
+
+/** One eval of the run: a case whose graders judge its expectations, and the eval's files. */
+export interface SkillItem extends Case {
+  files: string[];
+  /** A trigger query's should_trigger; null for an eval. */
+  shouldTrigger: boolean | null;
+}
+
+/** One arm: the skill the agent gets (null: none), named as skill-creator names it. */
+export interface SkillArm {
+  configuration: string;
+  skill: SkillFolder | null;
+}
+
+/** What both arms share. */
+export interface SkillPlan {
+  config: Config;
+  setup: AgentSetup;
+  /** The eval file (relative to the project root as shown) and its digest. */
+  evalsFile: string;
+  evalsSha256: string;
+  /** The skill folder the run is of, as given. */
+  skillPath: string;
+  k: number;
+  workers: number;
+  judge: JudgeFn | null;
+  judgeModel: string | null;
+  judgeVersions: Set<string>;
+  /** `--require-use`: a with-skill sample that never used the skill is an error. */
+  requireUse: boolean;
+  command: string[] | null;
+}
+
+const MANIFEST_ROOM = 4096;
+
+/**
+ * One arm of `eb skill run` as a case suite: each sample runs the agent in a fresh workspace,
+ * then the case machinery grades what it did (one judge grader per expectation) and writes the
+ * row; the delivery proof adds its mark. Its run folder is an ordinary case run's, plus each
+ * sample's transcript, changed files and grading.json under `eval-<id>/run-<n>/`.
+ */
+export function skillSuite(
+  plan: SkillPlan,
+  arm: SkillArm,
+  items: readonly SkillItem[],
+): Suite<"cases", SkillItem, CaseReport> {
+  const tally = new CaseTally();
+  const judging = countingJudge(plan.judge);
+  const settings = skillSettings(plan, arm);
+  const label = `${plan.setup.agent} ${arm.configuration}`;
+  const { scrub } = plan.setup.scrubber;
+  return {
+    kind: "cases",
+    projectRoot: plan.config.projectRoot,
+    items,
+    samples: plan.k,
+    workers: plan.workers,
+    schedule: "sample",
+    settings,
+    name: `eb skill run ${plan.skillPath} (${arm.configuration})`,
+    definitions: {
+      [plan.evalsFile]: `sha256:${plan.evalsSha256}`,
+      ...(arm.skill ? { [arm.skill.dir]: arm.skill.sha256 } : {}),
+    },
+    shard: null,
+    command: plan.command,
+    manifestRoom: MANIFEST_ROOM,
+    scrubber: plan.setup.scrubber,
+    open: async () => {},
+    restore: async (row) => tally.add(row),
+    runSample: async (item, sample, { runDir, signal }) => {
+      const folder = path.join(runDir, sampleFolder(item.id, sample));
+      await mkdir(folder, { recursive: true });
+      const ran = await runAgentSample(
+        plan.setup,
+        { prompt: item.messages.at(-1)?.content ?? "", files: item.files, skill: arm.skill },
+        { folder, signal },
+      );
+      if (signal.aborted) return null;
+      const graded = await runCaseSample(item, sample, {
+        target: { complete: async () => chatResult(ran, label) },
+        judge: judging.judge,
+        judgeSamples: plan.config.eval.judgeSamples,
+        model: label,
+        signal,
+        scrub,
+      });
+      const row = delivered({ ...graded, skill: skillFields(ran, arm) }, ran, item, plan);
+      tally.add(row);
+      return row;
+    },
+    finish: (context) => finish(plan, { items, tally, settings }, context, judging.count),
+    close: async () => {},
+  };
+}
+
+/** Where a sample's files go in the run folder (skill-creator's `eval-<id>/run-<n>`). */
+export function sampleFolder(id: string, sample: number): string {
+  const name = /^[\w.-]+$/.test(id) && !id.startsWith(".") ? id : safeStem(id);
+  return `eval-${name}/run-${sample + 1}`;
+}
+
+/** The agent's work as the case machinery grades it; a failed run is an error row. */
+function chatResult(ran: AgentSample, label: string): ChatResult {
+  if (ran.error !== null) throw new Error(ran.error);
+  return {
+    text: evidenceText(ran),
+    model: ran.model ?? label,
+    usage: {
+      ...(ran.transcript.promptTokens === null
+        ? {}
+        : { prompt_tokens: ran.transcript.promptTokens }),
+      ...(ran.transcript.completionTokens === null
+        ? {}
+        : { completion_tokens: ran.transcript.completionTokens }),
+    },
+    ms: ran.ms,
+    cached: false,
+  };
+}
+
+function skillFields(ran: AgentSample, arm: SkillArm): NonNullable<CaseRow["skill"]> {
+  const { promptTokens, completionTokens } = ran.transcript;
+  const tokens =
+    promptTokens === null && completionTokens === null
+      ? null
+      : (promptTokens ?? 0) + (completionTokens ?? 0);
+  return {
+    sha256: arm.skill?.sha256 ?? null,
+    used: ran.used,
+    tool_calls: ran.transcript.calls.length,
+    tokens,
+    files: ran.changes.map((change) => change.path),
+  };
+}
+
+/**
+ * The delivery proof's mark. A trigger query passes when the agent reached for the skill exactly
+ * when it should have. An eval's sample with the skill installed that never read or invoked it
+ * is no success of the skill: it fails ("skill not used"), or with --require-use is an error.
+ */
+function delivered(row: CaseRow, ran: AgentSample, item: SkillItem, plan: SkillPlan): CaseRow {
+  if (ran.used === null || row.status === "error") return row;
+  if (item.shouldTrigger !== null) {
+    const right = ran.used === item.shouldTrigger;
+    const why = ran.used ? "the skill was used; it should not have been" : "the skill was not used";
+    return {
+      ...row,
+      marks: { [TRIGGER_MARK]: right },
+      score: right ? 1 : 0,
+      status: right ? "passed" : "failed",
+      reason: right ? null : why,
+      ...(right ? {} : { reasons: { [TRIGGER_MARK]: why } }),
+    };
+  }
+  const marks = { [SKILL_USED_MARK]: ran.used, ...row.marks };
+  if (ran.used) return { ...row, marks };
+  const why = "skill not used: the transcript shows no read or call of it";
+  const reasons = { [SKILL_USED_MARK]: why, ...row.reasons };
+  if (plan.requireUse) {
+    const error = `${why} (--require-use)`;
+    return { ...row, marks, reasons, score: 0, status: "error", reason: error, error };
+  }
+  const reason = row.reason === null ? why : `${why}; ${row.reason}`;
+  return { ...row, marks, reasons, score: 0, status: "failed", reason };
+}
+
+/** The settings that change an arm's results: the agent and the skill are its target. */
+function skillSettings(plan: SkillPlan, arm: SkillArm): CaseSettings {
+  const { agent, harness } = plan.setup;
+  const model = harness.model ?? plan.setup.template.defaultModel;
+  const parts = [
+    agent,
+    ...(model === null ? [] : [`--model ${model}`]),
+    ...(harness.reasoningEffort === null ? [] : [`--effort ${harness.reasoningEffort}`]),
+    arm.skill === null ? "without skill" : `with skill ${arm.skill.name} (${arm.skill.sha256})`,
+  ];
+  return {
+    kind: "cases",
+    cases_file: plan.evalsFile,
+    cases_sha256: plan.evalsSha256,
+    target: { kind: "command", command: parts.join(" ") },
+    judge_model: plan.judgeModel,
+    judge_samples: plan.config.eval.judgeSamples,
+    judge_temperature: plan.config.eval.judgeTemperature,
+    k: plan.k,
+    temperature: null,
+    max_tokens: null,
+  };
+}
+
+async function finish(
+  plan: SkillPlan,
+  run: { items: readonly SkillItem[]; tally: CaseTally; settings: CaseSettings },
+  context: FinishContext,
+  judgeCache: CaseRunMeta["judgeCache"],
+): Promise<Finished<"cases", CaseReport>> {
+  const finished = finishedCases(
+    { rows: context.tally, cases: run.items.map(withoutLine), tally: run.tally },
+    context,
+    {
+      settings: run.settings,
+      projectRoot: plan.config.projectRoot,
+      judgeModelVersions: [...plan.judgeVersions],
+      passThreshold: plan.config.eval.passThreshold,
+      pricing: plan.config.pricing,
+      concurrency: null,
+      budget: null,
+      budgetExceeded: false,
+      judgeCache,
+      formats: plan.config.reportFormats,
+      scrub: plan.setup.scrubber.scrub,
+    },
+  );
+  const gradings = finished.document.items.flatMap((item) =>
+    item.outcomes.map((outcome) => ({
+      name: `${sampleFolder(item.id, outcome.sample)}/grading.json`,
+      text: gradingJson(outcome),
+    })),
+  );
+  return {
+    ...finished,
+    files: [...finished.files, ...gradings],
+    warnings: finished.warnings,
+  };
+}
+
+/** An eval's place in its JSON file is not known: the report names the file, not a line. */
+function withoutLine({ id, stratum, messages }: SkillItem) {
+  return { id, stratum, messages };
+}
