@@ -182,7 +182,7 @@ export async function baselineGate(
   rows: RunRows;
   compare: (
     candidate: string,
-    formats: readonly RunFormat[],
+    formats?: readonly RunFormat[],
     after?: CompareAfterRun,
   ) => Promise<BaselineCompared>;
 }> {
@@ -196,7 +196,7 @@ export async function baselineGate(
   const base = await readDocument(location);
   const compare = async (
     candidate: string,
-    formats: readonly RunFormat[],
+    formats?: readonly RunFormat[],
     after: CompareAfterRun = {},
   ): Promise<BaselineCompared> => {
     const c = await readDocument(candidate);
@@ -216,8 +216,9 @@ export async function baselineGate(
       ? gated.replace(/^Gate:/, `Gate of ${terminalSafeLine(names.candidate)}:`)
       : gated;
     process.stdout.write(`${line}\n`);
-    for (const warning of await recordComparison(candidate, candDoc, formats))
-      printWarning(warning);
+    // The run's own reports, when it names their formats (eb eval's runs).
+    const unwritten = formats ? await recordComparison(candidate, candDoc, formats) : [];
+    for (const warning of unwritten) printWarning(warning);
     const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
     return { code, gateLine: line, baseDoc: base.document, candDoc };
   };
