@@ -52,6 +52,31 @@ function targets(...commands: string[]): string[] {
   return commands.flatMap((command) => ["--target", command]);
 }
 
+/**
+ * Runs eb eval with a "hold" file in the project until `ready` says the arms' rows are far
+ * enough, interrupts it (exit 130, a hint with --resume once per arm), removes the hold and runs
+ * the hint's command.
+ */
+async function interruptAndResume(
+  root: string,
+  args: readonly string[],
+  ready: (rows: number[]) => boolean,
+) {
+  writeFileSync(path.join(root, "hold"), "");
+  const running = spawnEb(["eval", "cases.jsonl", ...args], { cwd: root });
+  const rowsOf = (dir: string) =>
+    readFileSync(path.join(dir, "rows.jsonl"), "utf8").trim().split("\n").length - 1;
+  while (results(root).length < 2 || !ready(results(root).map(rowsOf))) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  running.child.kill("SIGINT");
+  expect(await running.exited).toBe(130);
+  const [first, second] = results(root);
+  expect(running.stderr()).toContain(`--resume ${first} --resume ${second}`);
+  rmSync(path.join(root, "hold"));
+  return evalIn(root, [...args, "--resume", first!, "--resume", second!]);
+}
+
 function results(root: string): string[] {
   const dir = path.join(root, ".eval-banana/results");
   return existsSync(dir) ? runFolders(dir) : [];
@@ -216,29 +241,40 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
     expect(noise.code, noise.stderr).toBe(0);
   });
 
+  it("--seed N sends the cases in one seeded order on every arm", async () => {
+    const root = project();
+    const args = [
+      ...targets("node app.mjs", "node ./app.mjs"),
+      "--workers",
+      "1",
+      "--margin",
+      "0.5",
+    ];
+    const order = (dir: string) =>
+      readFileSync(path.join(dir, "rows.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((line) => JSON.parse(line).id);
+    expect((await evalIn(root, [...args, "--seed", "4"])).code).toBe(0);
+    expect((await evalIn(root, [...args, "--seed", "4"])).code).toBe(0);
+    const orders = results(root).map(order);
+    expect(new Set(orders.map((ids) => ids.join()))).toEqual(new Set([orders[0]!.join()]));
+    expect(orders[0]).not.toEqual(IDS);
+    expect([...orders[0]!].sort()).toEqual([...IDS].sort());
+  });
+
   it("stops every arm on an interrupt (exit 130) and finishes them with --resume once per arm", async () => {
     const root = makeProject({ "cases.jsonl": caseLines([...IDS, "h0"]), "app.mjs": TARGET });
-    writeFileSync(path.join(root, "hold"), "");
     const args = [...targets("node app.mjs", "node app.mjs bad"), "--margin", "0.1"];
-    const running = spawnEb(["eval", "cases.jsonl", ...args, "--workers", "4"], { cwd: root });
     // Every case but the held one answered on both arms.
-    const rowsOf = (dir: string) =>
-      readFileSync(path.join(dir, "rows.jsonl"), "utf8").trim().split("\n").length - 1;
-    for (;;) {
-      const dirs = results(root);
-      if (dirs.length === 2 && dirs.every((dir) => rowsOf(dir) === IDS.length)) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    running.child.kill("SIGINT");
-    expect(await running.exited).toBe(130);
-    const [first, second] = results(root);
-    expect(running.stderr()).toContain(`--resume ${first} --resume ${second}`);
-    rmSync(path.join(root, "hold"));
-    const resumed = await evalIn(root, [...args, "--resume", first!, "--resume", second!]);
+    const resumed = await interruptAndResume(root, [...args, "--workers", "4"], (rows) =>
+      rows.every((count) => count === IDS.length),
+    );
     expect(resumed.code, resumed.stderr).toBe(1);
     expect(resumed.stdout).toContain("→ regression on these 21 cases → failed");
     expect(results(root)).toHaveLength(2);
-    expect(reportOf(second!).compare.verdict).toBe("regression");
+    expect(reportOf(results(root)[1]!).compare.verdict).toBe("regression");
   });
 });
 
@@ -378,21 +414,10 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     const whole = flakyProject();
     expect((await evalIn(whole, args)).code).toBe(0);
     const root = flakyProject();
-    writeFileSync(path.join(root, "hold"), "");
-    const running = spawnEb(["eval", "cases.jsonl", ...args], { cwd: root });
     // Held at the first third sample of a case, with rows written before it.
-    const rowsOf = (dir: string) =>
-      readFileSync(path.join(dir, "rows.jsonl"), "utf8").split("\n").length;
-    while (results(root).length < 2 || results(root).some((dir) => rowsOf(dir) < 10)) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-    running.child.kill("SIGINT");
-    expect(await running.exited).toBe(130);
-    const [first, second] = results(root);
-    expect(running.stderr()).toContain(`--resume ${first} --resume ${second}`);
-    rmSync(path.join(root, "hold"));
-    const resumed = await evalIn(root, [...args, "--resume", first!, "--resume", second!]);
+    const resumed = await interruptAndResume(root, args, (rows) =>
+      rows.every((count) => count >= 10),
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     const sequentialOf = (dir: string) => {
       const { draws, estimate, ci_low, ci_high, reason } = reportOf(results(dir)[1]!).compare
