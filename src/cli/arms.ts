@@ -76,7 +76,7 @@ export async function armsCommand(
   const options = configOptions(flags);
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
-  const gateFlags = { ...flags, cwd: flags.cwd, scope: config.scope };
+  // A bad --margin stops the run before any call, not after it.
   compareOptions({ margin: flags.margin ?? "0.02", inconclusive: "fail", scope: config.scope });
   const armFlags = arms.map((arm): ArmFlags => ({ ...flags, ...arm, ...sequentialK(flags) }));
   if (flags.dryRun) return dryRunArms(cases, armFlags, config);
@@ -84,11 +84,10 @@ export async function armsCommand(
   // Ctrl-C stops every arm, and so does one arm that cannot go on.
   const stopAll = new AbortController();
   interrupt.signal.addEventListener("abort", () => stopAll.abort(), { once: true });
-  const { signal } = stopAll;
   const progress = armsProgress(arms.length);
   try {
     const planned = await planArms(cases, armFlags, config, {
-      signal,
+      signal: stopAll.signal,
       argv,
       onProgress: progress.update,
       onWarning: (message) => {
@@ -98,18 +97,14 @@ export async function armsCommand(
     });
     const names = planned.map((arm, i) => `arm ${i + 1} (${targetName(arm.plan)})`);
     checkDistinct(planned, names, flags);
-    const draws = flags.sequential
-      ? pairedDraws(
-          planned.map((arm) => arm.plan),
-          flags,
-        )
-      : null;
+    const plans = planned.map((arm) => arm.plan);
+    const draws = flags.sequential ? pairedDraws(plans, flags) : null;
     const runs = await runArms(planned, draws, stopAll);
     progress.done();
-    runs.forEach((run, i) => {
+    for (const [i, run] of runs.entries()) {
       process.stdout.write(`${terminalSafe(capitalized(names[i]!))}:\n`);
       process.stdout.write(runText(terminalSafeStrings(run.document), { gate: "baseline" }));
-    });
+    }
     if (runs.some((run) => run.exitCode === EXIT.interrupted)) {
       process.stderr.write(
         resumeHint(
@@ -120,24 +115,36 @@ export async function armsCommand(
       exitSoon();
       return EXIT.interrupted;
     }
-    if (runs.length > 2) await printLeaderboard(runs, flags, config);
-    const undecided = nothingDrawn(draws, flags.inconclusive);
-    if (undecided !== null) return undecided;
-    const gate = await baselineGate(runs[0]!.runDir, gateFlags, cases);
-    const adjust = draws && sequentialBlock(draws.result(), flags, draws.cases);
-    const compared: BaselineCompared[] = [];
-    for (const [i, run] of runs.entries()) {
-      if (i === 0) continue;
-      const named = { baseline: names[0]!, candidate: names[i]! };
-      const after = { names: named, adjust: adjust ?? undefined };
-      compared.push(await gate.compare(run.runDir, config.reportFormats, after));
-    }
-    await toGithub(runs.at(-1)!, compared.at(-1)!);
-    return Math.max(...compared.map((c) => c.code));
+    return await compareArms(runs, names, draws, { cases, flags, config });
   } finally {
     progress.done();
     interrupt.dispose();
   }
+}
+
+/**
+ * Each arm after the first compared with it (a leaderboard first when there are three or more);
+ * the worst gate's exit code.
+ */
+async function compareArms(
+  runs: readonly CaseRun[],
+  names: readonly string[],
+  draws: PairedDraws | null,
+  { cases, flags, config }: { cases: string | undefined; flags: ArmFlags; config: Config },
+): Promise<number> {
+  if (runs.length > 2) await printLeaderboard(runs, flags, config);
+  const undecided = nothingDrawn(draws, flags.inconclusive);
+  if (undecided !== null) return undecided;
+  const gate = await baselineGate(runs[0]!.runDir, { ...flags, scope: config.scope }, cases);
+  const adjust = draws ? sequentialBlock(draws.result(), flags, draws.cases) : undefined;
+  const compared: BaselineCompared[] = [];
+  for (const [i, run] of runs.entries()) {
+    if (i === 0) continue;
+    const after = { names: { baseline: names[0]!, candidate: names[i]! }, adjust };
+    compared.push(await gate.compare(run.runDir, config.reportFormats, after));
+  }
+  await toGithub(runs.at(-1)!, compared.at(-1)!);
+  return Math.max(...compared.map((c) => c.code));
 }
 
 function refuse(flags: ArmFlags, arms: readonly Arm[]): void {
@@ -230,11 +237,11 @@ async function runArms(
 ): Promise<CaseRun[]> {
   const runs: Promise<CaseRun>[] = [];
   for (const [i, arm] of planned.entries()) {
-    let opened = (_runDir: string) => {};
+    let opened = noop;
     const started = new Promise<void>((resolve) => {
-      opened = () => resolve();
+      opened = resolve;
     });
-    const run = arm.run({ draws: draws?.arms[i], onStart: opened });
+    const run = arm.run({ draws: draws?.arms[i], onStart: () => opened() });
     run.catch(() => stopAll.abort());
     runs.push(run);
     await Promise.race([started, run.then(noop, noop)]);

@@ -135,11 +135,6 @@ async function oneRun(
   argv: readonly string[],
 ): Promise<number> {
   checkSequentialFlags(given);
-  if (given.sequential && given.baseline === undefined && given.resume === undefined) {
-    throw new InputError(
-      "--sequential samples until a paired verdict is known: give two arms (-m A -m B, or --target twice), or --baseline RUN",
-    );
-  }
   const flags = withRunGate(given, [
     "passThreshold",
     "baseline",
@@ -154,9 +149,10 @@ async function oneRun(
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
   const baseline = await baselineOf(flags, config.scope, cases);
   const recorded = baseline ? pinBaseline(argv, baseline.location) : [...argv];
-  const sequential = flags.sequential && baseline !== null;
-  if (flags.sequential && !sequential) {
-    throw new InputError("--sequential with one target compares it with --baseline RUN: give one");
+  if (flags.sequential && baseline === null) {
+    throw new InputError(
+      "--sequential samples until a paired verdict is known: give two arms (-m A -m B, or --target twice), or --baseline RUN",
+    );
   }
   const armFlags = { ...flags, ...sequentialK(flags) };
   if (flags.dryRun) return dryRun(cases, armFlags, options, config);
@@ -174,7 +170,8 @@ async function oneRun(
       },
       argv: recorded,
     });
-    const draws = sequential ? pairedDraws([planned.plan], flags, baseline.rows) : null;
+    const draws =
+      flags.sequential && baseline ? pairedDraws([planned.plan], flags, baseline.rows) : null;
     const run = await planned.run({ draws: draws?.arms[0] });
     progress.done();
     const gate = baseline ? "baseline" : "threshold";
