@@ -7,7 +7,7 @@ import {
   lastContent,
   startLoopbackServer,
 } from "../helpers/loopback-server.js";
-import { makeProject, runEb, runFolders, spawnEb } from "../helpers/project.js";
+import { makeProject, rightCases, runEb, runFolders, spawnEb } from "../helpers/project.js";
 
 /**
  * A --target program: "right" to every case, but with the argument "bad", "wrong" to the cases
@@ -23,16 +23,6 @@ if (id.startsWith("h") && existsSync("hold")) setInterval(() => {}, 60_000);
 else process.stdout.write(process.argv[2] === "bad" && id.startsWith("w") ? "wrong" : "right");
 `;
 
-function caseLines(ids: readonly string[]): string {
-  const line = (id: string) =>
-    JSON.stringify({
-      id,
-      messages: [{ role: "user", content: `question ${id}` }],
-      graders: [{ type: "equals", value: "right" }],
-    });
-  return `${ids.map(line).join("\n")}\n`;
-}
-
 /** 20 cases, 8 of them ("w…") answered wrong by the bad arm. */
 const IDS = [
   ...Array.from({ length: 8 }, (_, i) => `w${i}`),
@@ -40,7 +30,7 @@ const IDS = [
 ];
 
 function project(): string {
-  return makeProject({ "cases.jsonl": caseLines(IDS), "app.mjs": TARGET });
+  return makeProject({ "cases.jsonl": rightCases(IDS), "app.mjs": TARGET });
 }
 
 function evalIn(root: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) {
@@ -265,7 +255,7 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
   });
 
   it("stops every arm on an interrupt (exit 130) and finishes them with --resume once per arm", async () => {
-    const root = makeProject({ "cases.jsonl": caseLines([...IDS, "h0"]), "app.mjs": TARGET });
+    const root = makeProject({ "cases.jsonl": rightCases([...IDS, "h0"]), "app.mjs": TARGET });
     const args = [...targets("node app.mjs", "node app.mjs bad"), "--margin", "0.1"];
     // Every case but the held one answered on both arms.
     const resumed = await interruptAndResume(root, [...args, "--workers", "4"], (rows) =>
@@ -301,7 +291,7 @@ function flakyProject(): string {
     ...Array.from({ length: 4 }, (_, i) => `f${i}`),
     ...Array.from({ length: 16 }, (_, i) => `c${i}`),
   ];
-  return makeProject({ "cases.jsonl": caseLines(ids), "flaky.mjs": FLAKY });
+  return makeProject({ "cases.jsonl": rightCases(ids), "flaky.mjs": FLAKY });
 }
 
 describe("eb eval --sequential: sample until the verdict is known", () => {
@@ -381,7 +371,7 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
       (model) => `[pricing."${model}"]\ninput_per_mtok = 1000.0\noutput_per_mtok = 1000.0\n`,
     );
     const root = makeProject({
-      "cases.jsonl": caseLines(IDS),
+      "cases.jsonl": rightCases(IDS),
       ".eval-banana/config.toml": prices.join("\n"),
     });
     const args = ["-m", "good", "-m", "twin", "--api-base", server.baseURL, "--sequential"];
