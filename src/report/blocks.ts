@@ -47,7 +47,7 @@ export const compareBlockSchema = z
     ci_high: z.number(),
     ci_level: z.number(),
     ci_method: z.enum(INTERVAL_METHODS),
-    paired: count.describe("Items in both runs."),
+    paired: count.describe("Items in both runs; with `sequential`, the cases it drew from."),
     margin: z.number(),
     verdict: z.enum(GATE_VERDICTS),
     scope: z
