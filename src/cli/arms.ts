@@ -4,7 +4,7 @@ import type { PairedDraws } from "../cases/paired-draws.js";
 import type { Plan } from "../cases/plan.js";
 import { type CaseRun, type PlannedCases, planCases } from "../cases/run-cases.js";
 import { type Config, loadConfig } from "../config/load.js";
-import { EXIT, InputError } from "../errors.js";
+import { EXIT, InputError, RunStoppedError } from "../errors.js";
 import { leaderboardText } from "../render/leaderboard-text.js";
 import { runText } from "../render/run-text.js";
 import { leaderboard } from "../report/leaderboard.js";
@@ -236,12 +236,17 @@ async function runArms(
   stopAll: AbortController,
 ): Promise<CaseRun[]> {
   const runs: Promise<CaseRun>[] = [];
+  const folders: string[] = [];
   for (const [i, arm] of planned.entries()) {
     let opened = noop;
     const started = new Promise<void>((resolve) => {
       opened = resolve;
     });
-    const run = arm.run({ draws: draws?.arms[i], onStart: () => opened() });
+    const onStart = (runDir: string) => {
+      folders[i] = runDir;
+      opened();
+    };
+    const run = arm.run({ draws: draws?.arms[i], onStart });
     run.catch(() => stopAll.abort());
     runs.push(run);
     await Promise.race([started, run.then(noop, noop)]);
@@ -250,11 +255,21 @@ async function runArms(
   }
   const settled = await Promise.allSettled(runs);
   const failed = settled.find((s) => s.status === "rejected");
-  if (failed) throw failed.reason;
+  if (failed) throw resumeAll(failed.reason, folders);
   return settled.map((s) => (s as PromiseFulfilledResult<CaseRun>).value);
 }
 
 function noop(): void {}
+
+/** An arm that stopped says how to finish its run; with arms, every arm's folder is resumed. */
+function resumeAll(error: unknown, folders: readonly string[]): unknown {
+  if (!(error instanceof RunStoppedError) || folders.length < 2) return error;
+  const resumes = folders.map((folder) => `--resume ${folder}`).join(" ");
+  return new RunStoppedError(
+    `${error.message} The arms are finished together: ${resumes}.`,
+    error.exitCode,
+  );
+}
 
 async function printLeaderboard(
   runs: readonly CaseRun[],

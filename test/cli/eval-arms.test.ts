@@ -81,6 +81,7 @@ beforeAll(async () => {
   // Model "bad" answers wrong to the "w…" cases; any other model answers right.
   server = await startLoopbackServer((request) => {
     const model = (request.json as { model?: string }).model;
+    if (model === "locked") return { status: 401, body: { error: { message: "bad key" } } };
     const wrong = model === "bad" && lastContent(request).startsWith("question w");
     return { body: completion(wrong ? "wrong" : "right", model) };
   });
@@ -153,6 +154,18 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
     );
     const models = results(root).map((dir) => reportOf(dir).target.model);
     expect(models).toEqual(["good", "bad"]);
+  });
+
+  it("an arm the endpoint refuses stops every arm; the message resumes them all (exit 2)", async () => {
+    const root = project();
+    const run = await evalIn(root, ["-m", "good", "-m", "locked", "--api-base", server.baseURL], {
+      EVAL_BANANA_API_KEY: "sk-test",
+    });
+    expect(run.code, run.stdout).toBe(2);
+    const [first, second] = results(root);
+    expect(run.stderr).toContain(
+      `The arms are finished together: --resume ${first} --resume ${second}.`,
+    );
   });
 
   it("takes a --target and a -m in the order given", async () => {
