@@ -14,6 +14,30 @@ export const CHANGES = ["broke", "fixed", "changed", "same", "new", "gone"] as c
 /** How an item moved between the baseline and the candidate. */
 export type Change = (typeof CHANGES)[number];
 
+/** What `eb eval --sequential` decided on, and what it took (src/stats/sequential.ts). */
+const sequentialSchema = z
+  .strictObject({
+    reason: z
+      .enum(["decided", "max-k", "budget"])
+      .describe("Why it stopped: the verdict was known, --max-k, or --max-samples / --max-cost."),
+    estimate: z
+      .number()
+      .nullable()
+      .describe("The weighted estimate of the mean paired difference."),
+    ci_low: z.number(),
+    ci_high: z.number().describe("The confidence sequence at the stop: valid whenever it stops."),
+    draws: count.describe("Paired draws the verdict rests on: one sample of a case on each arm."),
+    samples: z
+      .array(count)
+      .describe(
+        "Samples each sampled arm took (its rows), the baseline first; a stored baseline is not sampled.",
+      ),
+    max_k: z.number().describe("--max-k: samples per case per arm, on average, at the cap."),
+    fixed_k_samples: count.describe("Samples per arm a fixed run at -k max_k takes."),
+    seed: z.number().int(),
+  })
+  .describe("The sequential gate: its verdict is the block's.");
+
 /** The candidate's document, paired by item with its baseline's (`eb compare`, `--baseline`). */
 export const compareBlockSchema = z
   .strictObject({
@@ -23,7 +47,7 @@ export const compareBlockSchema = z
     ci_high: z.number(),
     ci_level: z.number(),
     ci_method: z.enum(INTERVAL_METHODS),
-    paired: count.describe("Items in both runs."),
+    paired: count.describe("Items in both runs; with `sequential`, the cases it drew from."),
     margin: z.number(),
     verdict: z.enum(GATE_VERDICTS),
     scope: z
@@ -53,6 +77,7 @@ export const compareBlockSchema = z
       .record(z.string(), z.enum(CHANGES))
       .describe("By item id, for every item of either run."),
     warnings: z.array(z.string()),
+    sequential: sequentialSchema.optional(),
   })
   .describe("The paired comparison with a baseline run.");
 export type CompareBlock = z.output<typeof compareBlockSchema>;
