@@ -54,8 +54,11 @@ async function interruptAndResume(
 ) {
   writeFileSync(path.join(root, "hold"), "");
   const running = spawnEb(["eval", "cases.jsonl", ...args], { cwd: root });
-  const rowsOf = (dir: string) =>
-    readFileSync(path.join(dir, "rows.jsonl"), "utf8").trim().split("\n").length - 1;
+  // A run folder is made before its rows file: until then it has no rows.
+  const rowsOf = (dir: string) => {
+    const file = path.join(dir, "rows.jsonl");
+    return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length - 1 : 0;
+  };
   while (results(root).length < 2 || !ready(results(root).map(rowsOf))) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
