@@ -1,5 +1,6 @@
 import type { RunOptions } from "../run/options.js";
 import type { RoundStatus } from "./batch-settings.js";
+import type { ArmDraws } from "./paired-draws.js";
 
 /**
  * Options of one `eb eval` run. Settings of the settings table ([eval] api_base, judge, workers,
@@ -33,4 +34,11 @@ export interface RunCasesOptions extends RunOptions<"cases"> {
   batchPollMs?: number | undefined;
   /** Each poll of a batch: where it stands. */
   onBatchStatus?: ((status: RoundStatus) => void) | undefined;
+  /** Send the cases in the order this seed shuffles them to (default: the file's order). */
+  seed?: number | undefined;
+  /**
+   * `--sequential`: the samples this arm runs are drawn one by one (paired-draws.ts) instead of
+   * k of each case; k is then the cap per case on average.
+   */
+  draws?: ArmDraws | undefined;
 }

@@ -16,27 +16,43 @@ export interface CaseRun extends SuiteRun<CaseReport> {
  * or hanging call becomes an `error` row instead.
  */
 export async function runCases(options: RunCasesOptions): Promise<CaseRun> {
+  return (await planCases(options)).run();
+}
+
+/** A case run checked and ready (every InputError thrown, nothing called), not started yet. */
+export interface PlannedCases {
+  plan: Plan;
+  /** Runs it; `more` adds to the options it was planned with (what only the start knows). */
+  run(more?: Pick<RunCasesOptions, "draws" | "onStart">): Promise<CaseRun>;
+}
+
+/** The first half of runCases: several arms are all planned before any of them calls. */
+export async function planCases(options: RunCasesOptions): Promise<PlannedCases> {
   const signal = options.signal ?? new AbortController().signal;
   const plan = await planRun(options, signal);
-  const onSample = options.onSample;
-  const run = await runSuite(caseSuite(plan, options, signal), {
-    ...options,
-    config: plan.config,
-    signal,
-    // The limits are worked out when a progress line is drawn, not for every sample.
-    ...(onSample
-      ? {
-          onSample: (row, where) =>
-            onSample(row, {
-              ...where,
-              get limits() {
-                return limits(plan);
-              },
-            }),
-        }
-      : {}),
-  });
-  return { config: plan.config, ...run };
+  const run = async (more: Pick<RunCasesOptions, "draws" | "onStart"> = {}) => {
+    const all = { ...options, ...more };
+    const onSample = options.onSample;
+    const suiteRun = await runSuite(caseSuite(plan, all, signal), {
+      ...all,
+      config: plan.config,
+      signal,
+      // The limits are worked out when a progress line is drawn, not for every sample.
+      ...(onSample
+        ? {
+            onSample: (row, where) =>
+              onSample(row, {
+                ...where,
+                get limits() {
+                  return limits(plan);
+                },
+              }),
+          }
+        : {}),
+    });
+    return { config: plan.config, ...suiteRun };
+  };
+  return { plan, run };
 }
 
 /** The limits of the models called so far: the target's, then the judge's when it is another. */

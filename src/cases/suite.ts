@@ -14,6 +14,7 @@ import { caseSuiteName } from "../run/suite-name.js";
 import { redactUrl } from "../secrets/redact.js";
 import { scrubStrings } from "../secrets/scrub-strings.js";
 import type { Scrubber } from "../secrets/scrubber.js";
+import { createRng } from "../stats/rng.js";
 import { type BatchAnswers, batchedJudge, batchedTarget, batchPrepass, sampleId } from "./batch.js";
 import { Estimator } from "./estimate.js";
 import { countingJudge, type JudgeCacheCount } from "./judge-cache.js";
@@ -38,7 +39,7 @@ const MANIFEST_ROOM = 4096;
  */
 export function caseSuite(
   plan: Plan,
-  options: Pick<RunCasesOptions, "argv">,
+  options: Pick<RunCasesOptions, "argv" | "seed" | "draws">,
   signal: AbortSignal,
 ): Suite<"cases", Case, CaseReport> {
   const { items: cases, fields } = takeShard(plan.cases, plan.config.shard);
@@ -64,10 +65,12 @@ export function caseSuite(
     const estimate = async () => costOf(plan.config.pricing, await priced.sample(c, sample));
     return plan.budget.take(estimate, signal);
   };
+  const { draws } = options;
+  const byId = new Map(cases.map((c) => [c.id, c]));
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,
-    items: cases,
+    items: options.seed === undefined ? cases : shuffled(cases, options.seed),
     samples: plan.k,
     workers: plan.lanes,
     schedule: "item",
@@ -84,6 +87,7 @@ export function caseSuite(
     restore: async (row) => {
       tally.add(row);
       batch.restore(row);
+      draws?.restore(row);
       plan.budget?.restore(row, plan.config.pricing, settings.judge_model);
     },
     runSample: async (c, sample, { runDir }) => {
@@ -92,7 +96,10 @@ export function caseSuite(
       if (signal.aborted) return null;
       const cost = await admitted(c, sample);
       // Over the budget, a sample is not run: --resume with a higher one runs it.
-      if (cost === null) return null;
+      if (cost === null) {
+        draws?.settled(c.id, sample, null);
+        return null;
+      }
       try {
         const row = scrubRow(await runCaseSample(c, sample, sampleOptions), plan.scrubber);
         // A sample cut short by an interrupt is not a result: it is neither written nor counted.
@@ -101,14 +108,55 @@ export function caseSuite(
           estimator?.observe(row.completion_tokens);
         }
         tally.add(row);
+        draws?.settled(c.id, sample, row.score);
         return row;
       } finally {
         plan.budget?.release(cost);
       }
     },
-    finish: (context) => finish(shard, tally, context, judging.count),
+    ...(draws && {
+      draw: async (drawSignal: AbortSignal) => {
+        const next = await draws.next(drawSignal);
+        return next && { item: byId.get(next.id)!, sample: next.sample };
+      },
+    }),
+    finish: async (context) => {
+      const finished = await finish(shard, tally, context, judging.count);
+      return draws ? drawnCoverage(finished, plan.config.reportFormats) : finished;
+    },
     close: async () => {},
   };
+}
+
+/**
+ * A sequential arm plans no fixed number of samples: it planned those it drew, so its reports do
+ * not count the cap's unrun samples as missing (the cases it never drew are still listed).
+ */
+function drawnCoverage(
+  finished: Finished<"cases", CaseReport>,
+  formats: readonly RunFormat[],
+): Finished<"cases", CaseReport> {
+  const drawn = { samples_planned: finished.report.stats.samples };
+  const document = { ...finished.document, ...drawn };
+  const { files, problems } = runFiles(document, formats);
+  return {
+    ...finished,
+    report: { ...finished.report, ...drawn },
+    document,
+    files,
+    warnings: [...finished.warnings, ...problems],
+  };
+}
+
+/** The cases in the order `seed` shuffles them to (Fisher-Yates): the same seed, the same order. */
+function shuffled(cases: readonly Case[], seed: number): Case[] {
+  const rng = createRng(seed);
+  const order = [...cases];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.uniform() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
 }
 
 /**

@@ -1,11 +1,13 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { COMPARE_MARKER, comparisonMarkdown } from "../render/compare-markdown.js";
 import { comparisonText } from "../render/compare-text.js";
+import { type RunFormat, runFiles } from "../render/files.js";
 import { compareJunit } from "../render/junit.js";
 import { gateLine } from "../render/run-text.js";
-import type { CompareFigures } from "../report/blocks.js";
+import type { CompareBlock, CompareFigures } from "../report/blocks.js";
 import {
   compareBlock,
   compareRunFiles,
@@ -15,8 +17,10 @@ import {
 } from "../report/compare-runs.js";
 import type { RunDocument } from "../report/document.js";
 import { readDocument } from "../report/read-document.js";
+import type { RunRows } from "../report/read-rows.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import { terminalSafeJson, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
+import { writeReports } from "../run/reports.js";
 import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
 import type { IntervalMethod, Scope } from "../stats/types.js";
@@ -149,17 +153,39 @@ export interface BaselineCompared {
   candDoc: RunDocument;
 }
 
+/** How the terminal names the two runs of a comparison: eb eval's arms by model or target. */
+export interface ComparedNames {
+  baseline: string;
+  candidate: string;
+}
+
+/** What a compare after a run can change: the names shown, and the block (a sequential gate's). */
+export interface CompareAfterRun {
+  names?: ComparedNames | undefined;
+  /** The block as the run's own gate decided it (`--sequential`), from the one of its rows. */
+  adjust?: ((block: CompareBlock) => CompareBlock) | undefined;
+}
+
 /**
- * `eb eval --baseline RUN`: the baseline is found and read before the run (so `latest` is the
- * newest finished run of the same suite before this one, and a bad baseline stops the run before
- * any call); the returned function compares the finished run with it, prints the comparison and
- * says what the gate decided, and returns the exit code.
+ * `eb eval --baseline RUN` and eb eval's arms: the baseline is found and read before the run
+ * (so `latest` is the newest finished run of the same suite before this one, and a bad baseline
+ * stops the run before any call); the returned function compares a finished run with it, prints
+ * the comparison and what the gate decided, writes the comparison into the run's report.json
+ * (and its other reports), and returns the exit code.
  */
 export async function baselineGate(
   baseline: string,
   flags: Partial<GateFlags> & { cwd: string; resume?: string | undefined },
   cases: string | undefined,
-): Promise<{ location: string; compare: (candidate: string) => Promise<BaselineCompared> }> {
+): Promise<{
+  location: string;
+  rows: RunRows;
+  compare: (
+    candidate: string,
+    formats?: readonly RunFormat[],
+    after?: CompareAfterRun,
+  ) => Promise<BaselineCompared>;
+}> {
   const gate: GateFlags = {
     margin: flags.margin ?? "0.02",
     inconclusive: flags.inconclusive ?? "fail",
@@ -168,21 +194,59 @@ export async function baselineGate(
   const options = compareOptions(gate);
   const location = await runLocation(baseline, flags.cwd, baselineScope(flags, cases));
   const base = await readDocument(location);
-  const compare = async (candidate: string): Promise<BaselineCompared> => {
+  const compare = async (
+    candidate: string,
+    formats?: readonly RunFormat[],
+    after: CompareAfterRun = {},
+  ): Promise<BaselineCompared> => {
     const c = await readDocument(candidate);
     const comparison = compareRunRows(base.rows, c.rows, options);
-    const block = compareBlock(comparison, base.document, c.document);
-    const candDoc = withComparison(
-      c.document,
-      block,
-      comparisonGate(block, gate.inconclusive, location),
-    );
-    process.stdout.write(`Compared with the baseline ${terminalSafeLine(location)}:\n`);
+    const paired = compareBlock(comparison, base.document, c.document);
+    const block = after.adjust ? after.adjust(paired) : paired;
+    const { names } = after;
+    const verdict = comparisonGate(block, gate.inconclusive, location, names?.baseline);
+    const candDoc = withComparison(c.document, block, verdict);
+    const header = names
+      ? `${names.candidate.charAt(0).toUpperCase()}${names.candidate.slice(1)} against the baseline ${names.baseline}`
+      : `Compared with the baseline ${location}`;
+    process.stdout.write(`${terminalSafeLine(header)}:\n`);
     printComparison(block, false);
-    const line = gateLine({ ...candDoc, verdict: terminalSafeStrings(candDoc.verdict) });
+    const gated = gateLine({ ...candDoc, verdict: terminalSafeStrings(candDoc.verdict) });
+    const line = names
+      ? gated.replace(/^Gate:/, `Gate of ${terminalSafeLine(names.candidate)}:`)
+      : gated;
     process.stdout.write(`${line}\n`);
+    // The run's own reports, when it names their formats (eb eval's runs).
+    const unwritten = formats ? await recordComparison(candidate, candDoc, formats) : [];
+    for (const warning of unwritten) printWarning(warning);
     const code = candDoc.verdict.outcome === "passed" ? EXIT.passed : EXIT.fellShort;
     return { code, gateLine: line, baseDoc: base.document, candDoc };
   };
-  return { location, compare };
+  return { location, rows: base.rows, compare };
+}
+
+/**
+ * The run's reports with the comparison in them: report.json as the run wrote it, with the
+ * `compare` block and the gate's verdict; report.md and report.html rendered from it again.
+ * What cannot be written is a warning: the rows and the exit code stand.
+ */
+async function recordComparison(
+  runDir: string,
+  compared: RunDocument,
+  formats: readonly RunFormat[],
+): Promise<string[]> {
+  const file = path.join(runDir, "report.json");
+  try {
+    const written = JSON.parse(await readFile(file, "utf8")) as RunDocument;
+    const { compare, verdict, run_passed } = compared;
+    const report = { ...written, compare, verdict, run_passed };
+    const { files, problems } = runFiles(report, formats);
+    return [...problems, ...(await writeReports(runDir, { report, files }, (text) => text))];
+  } catch (error) {
+    return [`${file}: the comparison was not written into it: ${describe(error)}`];
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { RoundStatus } from "../cases/batch-settings.js";
 import type { RunCasesOptions } from "../cases/options.js";
-import { runCases } from "../cases/run-cases.js";
+import { planCases } from "../cases/run-cases.js";
 import { type Config, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { gateLine, runText } from "../render/run-text.js";
@@ -15,12 +15,18 @@ import { debugLogger, printWarning } from "./output.js";
 import { createProgress } from "./progress.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
+import {
+  checkSequentialFlags,
+  nothingDrawn,
+  pairedDraws,
+  sequentialBlock,
+  sequentialK,
+} from "./sequential.js";
 
-export interface EvalFlags extends Record<string, unknown> {
+/** eb eval's flags but its targets and --resume, which name the arms. */
+interface RunFlags extends Record<string, unknown> {
   cwd: string;
   projectConfig: boolean;
-  model?: string;
-  target?: string;
   targetEnv?: string[];
   k?: string;
   temperature?: string;
@@ -28,7 +34,6 @@ export interface EvalFlags extends Record<string, unknown> {
   /** undefined: the default for the target kind; true: --cache; false: --no-cache. */
   cache?: boolean;
   flatOutput?: boolean;
-  resume?: string;
   verbose?: boolean;
   baseline?: string;
   margin?: string;
@@ -37,12 +42,99 @@ export interface EvalFlags extends Record<string, unknown> {
   dryRun?: boolean;
   batch?: boolean;
   batchPollMs?: string;
+  seed?: string;
+  sequential?: boolean;
+  maxK?: string;
+  maxSamples?: string;
 }
+
+export interface EvalFlags extends RunFlags {
+  /** Each -m, in order (with --target: each target is an arm, see armsOf). */
+  model?: string[];
+  target?: string[];
+  /** Each --resume: one run folder per arm. */
+  resume?: string[];
+}
+
+/** The flags of one run folder: one target, one --resume. */
+export interface ArmFlags extends RunFlags {
+  model?: string | undefined;
+  target?: string | undefined;
+  resume?: string | undefined;
+}
+
+/** What makes one arm: its target (none: the resumed run's) and the run folder it resumes. */
+export type Arm = Pick<ArmFlags, "model" | "target" | "resume">;
 
 /** After an interrupt, calls left in flight may hold the process open until they time out. */
 const EXIT_GRACE_MS = 200;
 
+/** `eb eval`: one run, or with several targets (or --resume given once per arm) their arms. */
 export async function evalCommand(cases: string | undefined, given: EvalFlags): Promise<number> {
+  const argv = process.argv.slice(2);
+  const arms = armsOf(given, argv);
+  if (arms.length > 1) {
+    return (await import("./arms.js")).armsCommand(cases, given, arms, argv);
+  }
+  const { model, target, resume, ...rest } = given;
+  return oneRun(cases, { ...rest, ...arms[0] }, argv);
+}
+
+/**
+ * The arms of the command line: each -m and --target in the order given (the first is the
+ * baseline), each paired with its --resume; --resume alone, given once per arm, resumes the arms
+ * with the targets they recorded.
+ */
+export function armsOf(
+  flags: Pick<EvalFlags, "model" | "target" | "resume">,
+  argv: readonly string[],
+): Arm[] {
+  const models = [...(flags.model ?? [])];
+  const targets = [...(flags.target ?? [])];
+  const order = targetFlagOrder(argv);
+  const inOrder = order.length === models.length + targets.length;
+  const given: Arm[] = inOrder
+    ? order.map((kind) =>
+        kind === "model" ? { model: models.shift() } : { target: targets.shift() },
+      )
+    : [...models.map((model) => ({ model })), ...targets.map((target) => ({ target }))];
+  const resumes = flags.resume ?? [];
+  if (given.length <= 1 && resumes.length <= 1) return [{ ...given[0], resume: resumes[0] }];
+  if (given.length === 0) return resumes.map((resume) => ({ resume }));
+  if (resumes.length === 0) return given;
+  if (resumes.length !== given.length) {
+    throw new InputError(
+      `--resume given ${resumes.length} times for ${given.length} arm(s): pass one run folder per arm, in the order of the arms`,
+    );
+  }
+  return given.map((arm, i) => ({ ...arm, resume: resumes[i] }));
+}
+
+/** Which of -m/--model and --target the command line gives, in its order. */
+function targetFlagOrder(argv: readonly string[]): ("model" | "target")[] {
+  const order: ("model" | "target")[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const kind = /^(-m|--model)(=|$)|^-m./.test(arg)
+      ? "model"
+      : /^--target(=|$)/.test(arg)
+        ? "target"
+        : null;
+    if (kind === null) continue;
+    order.push(kind);
+    // The value that follows is not a flag, whatever it looks like.
+    if (arg === "-m" || arg === "--model" || arg === "--target") i++;
+  }
+  return order;
+}
+
+/** One run folder: the threshold gate, or the compare with --baseline RUN. */
+async function oneRun(
+  cases: string | undefined,
+  given: ArmFlags,
+  argv: readonly string[],
+): Promise<number> {
+  checkSequentialFlags(given);
   const flags = withRunGate(given, [
     "passThreshold",
     "baseline",
@@ -56,15 +148,19 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
   for (const warning of config.warnings) printWarning(warning);
   debug(`config: ${config.configPath ?? "(none)"}; project root: ${config.projectRoot}`);
   const baseline = await baselineOf(flags, config.scope, cases);
-  const argv = baseline
-    ? pinBaseline(process.argv.slice(2), baseline.location)
-    : process.argv.slice(2);
-  if (flags.dryRun) return dryRun(cases, flags, options, config);
+  const recorded = baseline ? pinBaseline(argv, baseline.location) : [...argv];
+  if (flags.sequential && baseline === null) {
+    throw new InputError(
+      "--sequential samples until a paired verdict is known: give two arms (-m A -m B, or --target twice), or --baseline RUN",
+    );
+  }
+  const armFlags = { ...flags, ...sequentialK(flags) };
+  if (flags.dryRun) return dryRun(cases, armFlags, options, config);
   const interrupt = abortOnSignals();
   const progress = createProgress(process.stderr);
   try {
-    const run = await runCases({
-      ...caseOptions(cases, flags, options, config),
+    const planned = await planCases({
+      ...caseOptions(cases, armFlags, options, config),
       signal: interrupt.signal,
       onSample: (_row, where) => progress.update(where),
       onBatchStatus: (status) => process.stderr.write(`${batchLine(status)}\n`),
@@ -72,8 +168,11 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
         progress.done();
         printWarning(message);
       },
-      argv,
+      argv: recorded,
     });
+    const draws =
+      flags.sequential && baseline ? pairedDraws([planned.plan], flags, baseline.rows) : null;
+    const run = await planned.run({ draws: draws?.arms[0] });
     progress.done();
     const gate = baseline ? "baseline" : "threshold";
     process.stdout.write(runText(terminalSafeStrings(run.document), { gate }));
@@ -81,7 +180,13 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
     if (flags.junit !== undefined) await writeJunit(flags.junit, run.report);
     const interrupted = run.exitCode === EXIT.interrupted;
     // An interrupted run is not compared: the resume hint says how to finish it first.
-    const compared = baseline && !interrupted ? await baseline.compare(run.runDir) : null;
+    const undecided = interrupted ? null : nothingDrawn(draws, flags.inconclusive);
+    if (undecided !== null) return undecided;
+    const adjust = draws ? sequentialBlock(draws.result(), flags, draws.cases) : undefined;
+    const compared =
+      baseline && !interrupted
+        ? await baseline.compare(run.runDir, config.reportFormats, { adjust })
+        : null;
     if (githubAsked()) {
       await (await import("./github.js")).runToGithub({
         command: "eb eval",
@@ -93,7 +198,7 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
       });
     }
     if (interrupted) {
-      process.stderr.write(resumeHint(argv, run.runDir));
+      process.stderr.write(resumeHint(recorded, run.runDir));
       exitSoon();
       return run.exitCode;
     }
@@ -105,9 +210,9 @@ export async function evalCommand(cases: string | undefined, given: EvalFlags): 
 }
 
 /** What the run is asked for, from the flags: the same for a run and a dry run. */
-function caseOptions(
+export function caseOptions(
   cases: string | undefined,
-  flags: EvalFlags,
+  flags: ArmFlags,
   options: LoadConfigOptions,
   config: Config,
 ): RunCasesOptions {
@@ -126,13 +231,14 @@ function caseOptions(
     batchPollMs: integer("--batch-poll-ms", flags.batchPollMs),
     flatOutput: flags.flatOutput,
     resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
+    seed: integer("--seed", flags.seed),
   };
 }
 
 /** `--dry-run`: the work and estimated cost of the run, without a call; exit 0. */
-async function dryRun(
+export async function dryRun(
   cases: string | undefined,
-  flags: EvalFlags,
+  flags: ArmFlags,
   options: LoadConfigOptions,
   config: Config,
 ): Promise<number> {
@@ -146,7 +252,7 @@ async function dryRun(
  * One poll of a batch, for stderr: "batch batch_1: in_progress, 3/10 completed, 0 failed", and
  * "judge batch batch_2: …" for the judge round.
  */
-function batchLine(s: RoundStatus): string {
+export function batchLine(s: RoundStatus): string {
   const round = s.round === "judge" ? "judge " : "";
   const counts = `${s.completed}/${s.total} completed, ${s.failed} failed`;
   return `${round}batch ${terminalSafeLine(s.id)}: ${terminalSafeLine(s.status)}, ${counts}`;
@@ -162,7 +268,7 @@ async function writeJunit(file: string, report: RunDocument): Promise<void> {
 }
 
 /** With --baseline the paired compare is the gate: the threshold gate's options do not apply. */
-async function baselineOf(flags: EvalFlags, scope: Scope, cases: string | undefined) {
+async function baselineOf(flags: ArmFlags, scope: Scope, cases: string | undefined) {
   if (flags.baseline === undefined) {
     const gateFlags = [
       ["--margin", flags.margin],
@@ -201,7 +307,7 @@ function pinBaseline(argv: readonly string[], location: string): string[] {
 }
 
 /** The config search and setting flags of a command that writes a run folder. */
-export function configOptions(flags: EvalFlags): LoadConfigOptions {
+export function configOptions(flags: ArmFlags): LoadConfigOptions {
   return { cwd: flags.cwd, noProjectConfig: !flags.projectConfig, flags: settingFlags(flags) };
 }
 
@@ -219,6 +325,6 @@ function number(flag: string, raw: string | undefined): number | undefined {
 }
 
 /** Exits with the exit code already set once the output is written, whatever is still pending. */
-function exitSoon(): void {
+export function exitSoon(): void {
   setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
 }

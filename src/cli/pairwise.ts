@@ -87,7 +87,8 @@ function criteriaOf(given: string | undefined): string | null {
 /** What --json prints: the figures of report.json, and where the run folder is. */
 const JSON_FIELDS = [
   ...["wins", "ties", "losses", "inconsistent", "errors", "pairs", "items", "net_win_rate"],
-  ...["ci_low", "ci_high", "consistency", "position_bias", "margin", "verdict", "strata", "cases"],
+  ...["ci_low", "ci_high", "consistency", "position_bias", "order_effect", "margin", "verdict"],
+  ...["strata", "cases"],
 ] as const;
 
 function printReport(run: SuiteRun<PairwiseReport>, json: boolean): void {

@@ -247,10 +247,35 @@ RUN as eb compare does (latest, latest~1, …: the newest finished runs of the s
 found before this run starts; runs of other suites do not count; --margin and --inconclusive as
 in eb compare), and that verdict is the exit code.
 
+Arms: -m A -m B (or --target twice, or a -m and a --target, in the order given) samples every
+case on each arm, the first arm the baseline. Each arm is a run folder of its own (the last arm's
+is latest, the first latest~1 of two: eb report and eb compare work on them), all running at
+once, so drift in the endpoint hits them alike, the cases in the same order (--seed N shuffles
+it). Then each arm after the first is compared with it as --baseline compares (--margin,
+--inconclusive, --scope), and its report.json carries that comparison ("compare"); each verdict
+line names the arms by model or target. With three or more arms a leaderboard comes first. The
+exit code is the worst gate's. The same target twice is refused unless --no-cache (its second
+arm would read the first's answers). Not with --baseline, --pass-threshold, --flat-output or
+--junit. An interrupted run resumes with --resume once per arm, in arm order.
+
+Sequential: with two arms (or one and --baseline RUN), --sequential samples until the verdict is
+known instead of k samples of each case: each step picks a case (seeded by --seed, default 0;
+cases whose arms disagree more often), samples it once on each arm, and updates an anytime-valid
+confidence sequence on the mean paired difference (betting confidence sequences, Waudby-Smith &
+Ramdas 2024, with inverse-probability weighting: valid whenever the run stops). It stops when
+the verdict is pass or regression; at --max-k K (default 10) samples per case per arm on
+average, i.e. K x cases samples per arm, what a fixed run at -k K takes; or at the budget
+(--max-samples N, all arms together, or --max-cost, each arm's own): then the verdict is
+inconclusive with the reason (max-k, budget), never a failure of the candidate, and the exit
+code follows --inconclusive. Every sample is a row of its arm's run folder; the comparison says
+how many samples each arm took and what the fixed run would have taken. With --baseline RUN
+only the candidate is sampled, against the stored run's mean score per case (see
+docs/statistics.md). Not with -k, --batch or --shard.
+
 Exit codes:
   0    the gate passed
   1    the gate failed: too few samples passed, some sample was an error (failed call,
-       timeout, crashed target), or with --baseline a regression (or inconclusive)
+       timeout, crashed target), or with --baseline or arms a regression (or inconclusive)
   2    could not run: bad flag, config or case file (file:line), no API key, judge graders
        without --judge, a --target program not found, a baseline that cannot be read or
        shares no item with the run; nothing was called (except for a baseline sharing no item,
@@ -270,8 +295,16 @@ addSettingOptions(
         "[cases]",
         "JSONL case file, one case per line (relative to --cwd); with --resume, the run's own by default",
       )
-      .option("-m, --model <MODEL>", "model to evaluate, behind the OpenAI-compatible endpoint")
-      .option("--target <COMMAND>", "program to evaluate instead of a model (see below)")
+      .option(
+        "-m, --model <MODEL>",
+        "model to evaluate, behind the OpenAI-compatible endpoint; twice or more (or with --target): arms compared in one run, the first the baseline (see Arms below)",
+        collect,
+      )
+      .option(
+        "--target <COMMAND>",
+        "program to evaluate instead of a model (see below); repeatable like -m",
+        collect,
+      )
       .option(
         "--target-env <NAME>",
         "pass eb's own API key variable NAME (EVAL_BANANA_API_KEY, OPENAI_API_KEY) on to --target (repeatable)",
@@ -284,10 +317,11 @@ addSettingOptions(
       .option("--no-cache", "neither read nor write the cache")
       .option(
         "--resume <RUN>",
-        "finish an interrupted run folder: only its missing case × sample pairs run; the " +
+        "finish an interrupted run folder (with arms: once per arm, in arm order): only its missing case × sample pairs run; the " +
           "target, -k, --temperature, --max-tokens, the --judge settings and --api-base come from the run " +
           "unless given (a change is refused); so do the gate's --pass-threshold, --baseline, --margin " +
           "and --inconclusive (one given wins); the API key still comes from the environment",
+        collect,
       )
       .option(
         "--junit <FILE>",
@@ -307,12 +341,31 @@ addSettingOptions(
         "--baseline <RUN>",
         "gate by a paired compare with this run (folder, rows file, latest, latest~1, …) instead of --pass-threshold",
       )
-      .option("--margin <NUM>", "with --baseline: largest drop still accepted (default 0.02)")
+      .option(
+        "--margin <NUM>",
+        "with --baseline or arms: largest drop still accepted (default 0.02)",
+      )
       .addOption(
         new Option(
           "--inconclusive <WHAT>",
-          "with --baseline: exit code of an inconclusive gate: fail (1, default) or pass (0)",
+          "with --baseline or arms: exit code of an inconclusive gate: fail (1, default) or pass (0)",
         ).choices(["fail", "pass"]),
+      )
+      .option(
+        "--seed <N>",
+        "send the cases in the order seed N shuffles them to (default: the file's order); with --sequential, also the seed of its draws (default 0)",
+      )
+      .option(
+        "--sequential",
+        "with two arms (or --baseline RUN): sample until the paired verdict is known instead of k samples of each case (see Sequential below)",
+      )
+      .option(
+        "--max-k <K>",
+        "with --sequential: stop undecided at K samples per case per arm on average, i.e. K × cases samples per arm (default 10)",
+      )
+      .option(
+        "--max-samples <N>",
+        "with --sequential: stop undecided (reason budget) once the run has taken N samples, all arms together",
       )
       .option("--cwd <PATH>", "working directory: config search, case file and --target", ".")
       .option("--verbose", "print debug information to stderr"),
@@ -527,23 +580,24 @@ case. A pair is judged in both orders, the baseline's answer first and then the 
   win / loss      both orders chose the candidate's answer / the baseline's
   tie             both orders said tie
   inconsistent    the orders disagree (the judge followed the position, not the answer); it
-                  counts as a tie in the net win rate, and is reported
+                  is left out of the net win rate, and is reported
   error           a call failed, the judge gave no verdict, or a run has no answer (an error
                   row): left out of the statistics, and the gate cannot pass while one is left
 Both orders are what exposes a judge that follows position: one that always picks the first
 answer gets every pair inconsistent, and claims no win.
 
 Output: wins, ties, losses, inconsistent per case and in total; the candidate's net win rate,
-(wins - losses) / pairs per case averaged over cases, with a 95% interval (the pass-rate
-interval of eb report, Clopper-Pearson on the effective number of trials, on (1 + net) / 2,
-mapped back to [-1, 1]); swap consistency (consistent pairs / pairs); position bias (of the
-verdicts that name a winner, the share naming the answer shown first: 0.5 is none); the same
-per stratum. The run folder (<output-dir>/<run_id>/, or --out) holds rows.jsonl (one row per
+(wins - losses) / consistent pairs per case averaged over cases, with a 95% interval (Tango's
+score interval for a paired difference with ties, each case one unit); swap consistency
+(consistent pairs / pairs); position bias (of the verdicts that name a winner, the share naming
+the answer shown first: 0.5 is none) and the order effect (Davidson-Beaver theta: how many
+times the judge's odds for an answer rise when it is shown first; 1 is none); the same per
+stratum. The run folder (<output-dir>/<run_id>/, or --out) holds rows.jsonl (one row per
 pair: both orders' verdicts), report.json, report.md and report.html.
 
 Gate (as eb compare's, on the net win rate): pass when its lower bound is above -margin,
-regression when its upper bound is below -margin, else inconclusive; always inconclusive when
-fewer than half of the pairs are consistent. Judge calls share the endpoint (--api-base, the
+regression when its upper bound is below -margin, else inconclusive. A judge that often follows
+position leaves fewer consistent pairs, so a wider interval; one that always does, none. Judge calls share the endpoint (--api-base, the
 API key from EVAL_BANANA_API_KEY or OPENAI_API_KEY), the cache (an unchanged pair is not asked
 again: keyed on the judge model's name, so a deployment changed behind it answers from the cache
 until --no-cache; the output says how many verdicts came from it), the concurrency and
@@ -587,7 +641,7 @@ addSettingOptions(
       )
       .option(
         "--json",
-        "print {wins, ties, losses, inconsistent, errors, pairs, net_win_rate, ci_low, ci_high, consistency, position_bias, verdict, ...}",
+        "print {wins, ties, losses, inconsistent, errors, pairs, net_win_rate, ci_low, ci_high, consistency, position_bias, order_effect, verdict, ...}",
       )
       .option("--no-cache", "neither read nor write the cache")
       .option("--flat-output", "write into --output-dir itself (must be absent or empty)")

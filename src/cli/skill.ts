@@ -15,7 +15,7 @@ import { loadSkillEvals } from "../skills/evals.js";
 import { type ArmRun, runSkill, type SkillRun } from "../skills/run-skill.js";
 import type { Scope } from "../stats/types.js";
 import { baselineGate } from "./compare.js";
-import { configOptions, type EvalFlags, integer } from "./eval.js";
+import { type ArmFlags, configOptions, integer } from "./eval.js";
 import { writeHtmlPage } from "./html-page.js";
 import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";
@@ -43,7 +43,7 @@ export async function skillValidateCommand(paths: string[]): Promise<number> {
   return 0;
 }
 
-export interface SkillRunFlags extends EvalFlags {
+export interface SkillRunFlags extends ArmFlags {
   agent?: string;
   effort?: string;
   baselineSkill?: string;

@@ -81,16 +81,15 @@ function verdictOf(report: PairwiseReport, inconclusive: "fail" | "pass"): Verdi
 
 /** What the verdicts say of the order the answers were shown in. */
 export function positionNote(r: PairStats): string | null {
-  if (r.consistency !== null && r.consistency < MIN_CONSISTENCY) {
-    return `${POSITION_FOLLOWER}.`;
-  }
-  if (r.position_bias === null) return null;
+  if (r.position_bias === null || r.order_effect === null) return null;
   const share = `${(r.position_bias * 100).toFixed(1)}%`;
   const lean =
     Math.abs(r.position_bias - 0.5) < 0.1
       ? "no marked preference for either position"
       : `a lean towards the answer shown ${r.position_bias > 0.5 ? "first" : "second"}`;
-  return `Of the verdicts that named a winner, ${share} named the answer shown first (50% is none): ${lean}. Each pair is judged in both orders, so a position preference turns into ties and inconsistent pairs, not wins.`;
+  const follower =
+    r.consistency !== null && r.consistency < MIN_CONSISTENCY ? `${POSITION_FOLLOWER}. ` : "";
+  return `${follower}Of the verdicts that named a winner, ${share} named the answer shown first (50% is none): ${lean}; order effect θ = ${r.order_effect.toFixed(2)} (1 is none). Each pair is judged in both orders, and only the pairs both orders agreed on count: a position preference leaves fewer pairs to decide on, never a win.`;
 }
 
 function net(value: number | null): string {

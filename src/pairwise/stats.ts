@@ -1,26 +1,26 @@
 /**
  * The statistics of a pairwise run: counts, the candidate's net win rate with its interval, swap
- * consistency, position bias, and the gate.
+ * consistency, the judge's order effect, and the gate.
+ *
+ * Position is modelled as Davidson & Beaver's (1977) order effect: in each order the judge's odds
+ * for the answer shown first are θ times what its quality alone gives. Under that model a pair
+ * judged in both orders comes out a win, a loss or a tie with chances in the ratio
+ * πc² : πb² : ν²πcπb, whatever θ (θ multiplies all three alike); θ only decides how many pairs
+ * come out inconsistent. So the inconsistent pairs are left out, and the net win rate is over the
+ * consistent ones: a judge that often follows position leaves fewer pairs to decide on, which
+ * widens the interval, and one that always does leaves none. No threshold on consistency.
  *
  * The item (a case) is the unit, as everywhere in eb: an item's net win rate is
- * (wins − losses) / pairs over its samples, and the run's is the mean over items. Its interval is
- * the one `eb report` gives a pass rate (Clopper–Pearson on the effective number of trials, see
- * effectiveTrials) applied to the item scores (1 + net) / 2, which lie in [0, 1], and mapped back
- * to [−1, 1]. Unlike a t or bootstrap interval it does not collapse to a point when every item
- * scores alike, so three clean wins do not pass on no evidence: with n items that all win, the
- * lower bound is 2 · 0.025^(1/n) − 1 (about −0.42 for 3 items, +0.08 for 6).
+ * (wins − losses) / consistent pairs over its samples, and the run's is the mean over items. Its
+ * interval is Tango's score interval for a paired difference with ties (src/stats/tango.ts): the
+ * win share minus the loss share, a tie counted as neither, each item one unit.
  */
 
 import type { Winner } from "../judge/verdict.js";
-import {
-  MIN_CONSISTENCY,
-  type PairCase,
-  type PairCounts,
-  type PairStats,
-  type PairVerdictName,
-} from "../report/blocks.js";
+import type { PairCase, PairCounts, PairStats, PairVerdictName } from "../report/blocks.js";
 import type { PairOutcome } from "../report/record.js";
-import { groupBy, type ItemAgg, mean, passRateInterval } from "../stats/interval.js";
+import { groupBy, mean } from "../stats/interval.js";
+import { tangoBounds } from "../stats/tango.js";
 
 /** What the statistics need of a row. */
 export interface JudgedPair {
@@ -55,57 +55,65 @@ export function itemStats(pairs: readonly JudgedPair[]): PairCase[] {
 }
 
 function netOf(counts: PairCounts): number | null {
-  return counts.pairs === 0 ? null : (counts.wins - counts.losses) / counts.pairs;
+  const consistent = counts.pairs - counts.inconsistent;
+  return consistent === 0 ? null : (counts.wins - counts.losses) / consistent;
 }
 
 /** The statistics of these pairs (a run's, or one stratum's), intervals at `level`. */
 export function pairStats(pairs: readonly JudgedPair[], level: number): PairStats {
   const counts = countPairs(pairs);
-  const items = itemStats(pairs).filter((item) => item.pairs > 0);
-  const interval = netWinInterval(items, level);
+  const items = itemStats(pairs).filter((item) => item.pairs > item.inconsistent);
   const judged = pairs.filter((pair) => pair.outcome !== null);
   const named = judged.flatMap((pair) => pair.winners.filter((w) => w === "A" || w === "B"));
   const consistent = counts.pairs - counts.inconsistent;
   return {
     ...counts,
     items: items.length,
-    ...interval,
+    ...netWinInterval(items, level),
     consistency: counts.pairs === 0 ? null : consistent / counts.pairs,
     position_bias: named.length === 0 ? null : named.filter((w) => w === "A").length / named.length,
+    order_effect: orderEffect(judged),
   };
 }
 
 /**
- * The mean of the items' net win rates and its interval: the pass-rate interval of the item
- * scores (1 + net) / 2, each over the item's pairs, mapped back to [−1, 1].
+ * Davidson & Beaver's order effect θ: under their model a pair whose two orders both named the
+ * answer shown first is θ² times as likely as one whose two orders both named the one shown
+ * second (the answers' qualities cancel), so θ = √(first / second), here with a half added to
+ * each count (Haldane's correction) so that it stays finite. 1: no order effect. Null with no
+ * pair judged.
+ */
+function orderEffect(judged: readonly JudgedPair[]): number | null {
+  if (judged.length === 0) return null;
+  const both = (w: Winner) => judged.filter((p) => p.winners.every((x) => x === w)).length;
+  return Math.sqrt((both("A") + 0.5) / (both("B") + 0.5));
+}
+
+/**
+ * The mean of the items' net win rates and its interval: Tango's score interval of the mean win
+ * share minus the mean loss share, over the items' consistent pairs, each item one unit.
  */
 export function netWinInterval(
-  items: readonly Pick<PairCase, "id" | "pairs" | "wins" | "losses">[],
+  items: readonly Pick<PairCase, "id" | "pairs" | "wins" | "losses" | "inconsistent">[],
   level: number,
 ): Pick<PairStats, "net_win_rate" | "ci_low" | "ci_high"> {
   if (items.length === 0) return { net_win_rate: null, ci_low: null, ci_high: null };
-  // (1 + net) / 2 of an item's pairs: a win counts 1, a tie or an inconsistent pair 1/2.
-  const aggs: ItemAgg[] = items.map((item) => ({
-    id: item.id,
-    n: item.pairs,
-    sum: (item.pairs + item.wins - item.losses) / 2,
-  }));
-  const { low, high } = passRateInterval(aggs, "clopper-pearson", { level });
-  const net = mean(items.map((item) => (item.wins - item.losses) / item.pairs));
-  return { net_win_rate: net, ci_low: 2 * low - 1, ci_high: 2 * high - 1 };
+  const consistent = (item: (typeof items)[number]) => item.pairs - item.inconsistent;
+  const wins = mean(items.map((item) => item.wins / consistent(item)));
+  const losses = mean(items.map((item) => item.losses / consistent(item)));
+  const [low, high] = tangoBounds(wins, losses, items.length, level);
+  return { net_win_rate: wins - losses, ci_low: low, ci_high: high };
 }
 
 /**
  * The gate, as eb compare's on the net win rate: pass when its lower bound is above −margin,
- * regression when its upper bound is below −margin, else inconclusive. Always inconclusive when
- * fewer than half the pairs are consistent (a judge that mostly follows position says nothing
- * about the answers), and no pass while pairs are left unjudged: errors, or pairs a run that did
- * not finish (`complete` false: interrupted, or stopped by --max-cost) never got to.
+ * regression when its upper bound is below −margin, else inconclusive; and no pass while pairs
+ * are left unjudged: errors, or pairs a run that did not finish (`complete` false: interrupted,
+ * or stopped by --max-cost) never got to.
  */
 export function pairVerdict(stats: PairStats, margin: number, complete = true): PairVerdictName {
-  const { ci_low: low, ci_high: high, consistency } = stats;
-  if (low === null || high === null || consistency === null) return "inconclusive";
-  if (consistency < MIN_CONSISTENCY) return "inconclusive";
+  const { ci_low: low, ci_high: high } = stats;
+  if (low === null || high === null) return "inconclusive";
   if (high < -margin) return "regression";
   if (low > -margin && stats.errors === 0 && complete) return "pass";
   return "inconclusive";

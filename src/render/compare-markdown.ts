@@ -2,7 +2,13 @@ import type { CompareBlock } from "../report/blocks.js";
 import type { RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { REASON_CHARS } from "../report/reason.js";
-import { neededLine, signed, strataLevel, verdictSentence } from "./compare-text.js";
+import {
+  neededLine,
+  sequentialLine,
+  signed,
+  strataLevel,
+  verdictSentence,
+} from "./compare-text.js";
 import { code, ID_CHARS } from "./markdown.js";
 import { fixed } from "./numbers.js";
 
@@ -36,6 +42,7 @@ export function comparisonMarkdown(base: RunDocument, cand: RunDocument): string
     "",
     `**Paired delta ${signed(c.delta)}**, ${level} interval [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "paired item")} (${c.ci_method}); margin ${c.margin}.`,
     "",
+    ...(c.sequential ? [`${sequentialLine(c)}.`, ""] : []),
     `${verdictSentence(c)}. **Gate: ${gatePassed ? "passed (exit 0)" : "failed (exit 1)"}.**`,
     ...(needed ? ["", needed.charAt(0).toUpperCase() + needed.slice(1)] : []),
     "",

@@ -15,6 +15,7 @@ export function comparisonText(c: CompareFigures): string {
   const level = `${Math.round(c.ci_level * 100)}%`;
   const lines = [
     `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "item")} (${c.ci_method})`,
+    sequentialLine(c),
     idsLine("broke", c.broke),
     idsLine("fixed", c.fixed),
     ...strataLines(c),
@@ -23,6 +24,28 @@ export function comparisonText(c: CompareFigures): string {
     ...(c.verdict === "inconclusive" ? [neededLine(c)] : []),
   ];
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
+}
+
+const STOPPED = {
+  decided: "stopped: the verdict is known",
+  "max-k": "stopped undecided at --max-k",
+  budget: "stopped undecided: the budget (--max-samples, --max-cost) ran out",
+} as const;
+
+/**
+ * `eb eval --sequential`: what its verdict rests on and what it took, beside what a fixed run
+ * takes; "" for a fixed-k comparison.
+ */
+export function sequentialLine(c: Pick<CompareFigures, "sequential" | "ci_level">): string {
+  const s = c.sequential;
+  if (s === undefined) return "";
+  const level = `${Math.round(c.ci_level * 100)}%`;
+  const estimate = s.estimate === null ? "n/a" : signed(s.estimate);
+  const samples = s.samples.join(" and ");
+  return (
+    `sequential: estimate ${estimate}  ${level} confidence sequence [${signed(s.ci_low)}, ${signed(s.ci_high)}] after ${countOf(s.draws, "paired draw")} (${STOPPED[s.reason]}); ` +
+    `samples taken per arm ${samples}, where a fixed run at -k ${s.max_k} takes ${s.fixed_k_samples} per arm`
+  );
 }
 
 /** The verdict and the question it answered: `PASS: … on these 50 cases`. */

@@ -14,6 +14,30 @@ export const CHANGES = ["broke", "fixed", "changed", "same", "new", "gone"] as c
 /** How an item moved between the baseline and the candidate. */
 export type Change = (typeof CHANGES)[number];
 
+/** What `eb eval --sequential` decided on, and what it took (src/stats/sequential.ts). */
+const sequentialSchema = z
+  .strictObject({
+    reason: z
+      .enum(["decided", "max-k", "budget"])
+      .describe("Why it stopped: the verdict was known, --max-k, or --max-samples / --max-cost."),
+    estimate: z
+      .number()
+      .nullable()
+      .describe("The weighted estimate of the mean paired difference."),
+    ci_low: z.number(),
+    ci_high: z.number().describe("The confidence sequence at the stop: valid whenever it stops."),
+    draws: count.describe("Paired draws the verdict rests on: one sample of a case on each arm."),
+    samples: z
+      .array(count)
+      .describe(
+        "Samples each sampled arm took (its rows), the baseline first; a stored baseline is not sampled.",
+      ),
+    max_k: z.number().describe("--max-k: samples per case per arm, on average, at the cap."),
+    fixed_k_samples: count.describe("Samples per arm a fixed run at -k max_k takes."),
+    seed: z.number().int(),
+  })
+  .describe("The sequential gate: its verdict is the block's.");
+
 /** The candidate's document, paired by item with its baseline's (`eb compare`, `--baseline`). */
 export const compareBlockSchema = z
   .strictObject({
@@ -23,7 +47,7 @@ export const compareBlockSchema = z
     ci_high: z.number(),
     ci_level: z.number(),
     ci_method: z.enum(INTERVAL_METHODS),
-    paired: count.describe("Items in both runs."),
+    paired: count.describe("Items in both runs; with `sequential`, the cases it drew from."),
     margin: z.number(),
     verdict: z.enum(GATE_VERDICTS),
     scope: z
@@ -53,6 +77,7 @@ export const compareBlockSchema = z
       .record(z.string(), z.enum(CHANGES))
       .describe("By item id, for every item of either run."),
     warnings: z.array(z.string()),
+    sequential: sequentialSchema.optional(),
   })
   .describe("The paired comparison with a baseline run.");
 export type CompareBlock = z.output<typeof compareBlockSchema>;
@@ -64,7 +89,7 @@ const countsShape = {
   ties: count.describe("Pairs both orders called a tie."),
   losses: count.describe("Pairs where both orders chose the baseline's answer."),
   inconsistent: count.describe(
-    "Pairs the two orders disagree on (counted as ties in the net win rate).",
+    "Pairs the two orders disagree on: the judge's order effect decided them, so they are left out of the net win rate.",
   ),
   errors: count.describe(
     "Pairs with no verdict in some order (a failed call, no verdict, a missing answer): left out.",
@@ -74,9 +99,9 @@ const countsShape = {
 
 export const pairStatsShape = {
   ...countsShape,
-  items: count.describe("Cases with a pair judged in both orders."),
+  items: count.describe("Cases with a consistent pair: the units of the net win rate."),
   net_win_rate: net.describe(
-    "The candidate's (wins − losses) / pairs per case, averaged over cases; null with none.",
+    "The candidate's (wins − losses) / consistent pairs per case, averaged over cases; null with none.",
   ),
   ci_low: net,
   ci_high: net,
@@ -84,13 +109,19 @@ export const pairStatsShape = {
   position_bias: share.describe(
     "Of the verdicts that name a winner, the share naming the answer shown first (0.5: none).",
   ),
+  order_effect: z
+    .number()
+    .nullable()
+    .describe(
+      "Davidson–Beaver order effect θ: how many times the judge's odds for an answer rise when it is shown first (1: none).",
+    ),
 };
 
 /** Below this swap consistency a pairwise judge says more about positions than answers. */
 export const MIN_CONSISTENCY = 0.5;
-/** Why a judge whose verdicts follow the answers' positions decides nothing. */
+/** Why a judge whose verdicts mostly follow the answers' positions left the gate undecided. */
 export const POSITION_FOLLOWER =
-  "Fewer than half the pairs got the same verdict in both orders: the judge follows the answers' positions more than their content, so its verdicts say nothing";
+  "Fewer than half the pairs got the same verdict in both orders: the judge follows the answers' positions more than their content, and the net win rate rests on the pairs both orders agreed on, too few to decide";
 
 /** A run an `eb pairwise` run judged: its id (when its manifest has one) and rows file. */
 export const pairedRunSchema = z.strictObject({
@@ -119,9 +150,8 @@ export const pairwiseFiguresShape = {
   verdict: z
     .enum(GATE_VERDICTS)
     .describe(
-      "pass: ci_low > −margin; regression: ci_high < −margin; else inconclusive — and always " +
-        "inconclusive when consistency < 0.5, and not pass while a pair is an error or unjudged " +
-        "(interrupted, budget exceeded).",
+      "pass: ci_low > −margin; regression: ci_high < −margin; else inconclusive — and not " +
+        "pass while a pair is an error or unjudged (interrupted, budget exceeded).",
     ),
   strata: z.array(z.strictObject({ stratum: z.string(), ...pairStatsShape })),
   cases: z.array(pairCaseSchema).describe("Each case's counts, in case file order."),

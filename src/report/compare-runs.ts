@@ -248,18 +248,20 @@ async function documentRead(rows: RunRows, read: ReadDocumentOptions): Promise<R
 
 /**
  * The paired gate: pass, or inconclusive under `--inconclusive pass`; its rule in words,
- * naming the baseline by its run id (else its path from here).
+ * naming the baseline by `named` (eb eval's arms: `arm 1 (gpt-4.1)`), else its run id, else its
+ * path from here.
  */
 export function comparisonGate(
   block: CompareFigures,
   inconclusive: "fail" | "pass",
   baseline: string,
+  named?: string,
 ): { passed: boolean; rule: string } {
   const passed =
     block.verdict === "pass" || (block.verdict === "inconclusive" && inconclusive === "pass");
   const policy = block.verdict === "inconclusive" ? INCONCLUSIVE_NOTE[inconclusive] : "";
   // By its run id: a page or a log shows no absolute path of the machine that ran it.
-  const named = block.baseline.run_id ?? path.relative(process.cwd(), baseline);
+  named ??= block.baseline.run_id ?? path.relative(process.cwd(), baseline);
   const rule = `paired compare with the baseline ${named} at margin ${block.margin} → ${block.verdict} ${question(block)}${policy}`;
   return { passed, rule };
 }

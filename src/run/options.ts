@@ -18,6 +18,8 @@ export interface RunOptions<K extends RunKind> extends LoadConfigOptions {
   onSample?: ((row: RowOf<K>, progress: Readonly<RunProgress>) => void) | undefined;
   /** Warnings found while running (e.g. a provider_env variable that is not set). */
   onWarning?: ((message: string) => void) | undefined;
+  /** The run folder, once it is created (or reopened) and locked, before any sample runs. */
+  onStart?: ((runDir: string) => void) | undefined;
   /** The command line, for the run manifest (secrets are scrubbed from it). */
   argv?: readonly string[] | undefined;
 }

@@ -58,6 +58,7 @@ export async function runSuite<K extends RunKind, I extends SuiteItem, R>(
     options.resume === undefined
       ? await start(suite, options)
       : await resume(suite, options.resume);
+  options.onStart?.(run.runDir);
   try {
     return await complete(suite, run, signal, options);
   } catch (error) {
@@ -223,7 +224,9 @@ async function runMissing<K extends RunKind, I extends SuiteItem, R>(
   signal: AbortSignal,
   options: RunSuiteOptions<K>,
 ): Promise<void> {
-  const { lanes, remaining } = plan(suite, run.earlier);
+  const { lanes, remaining } = suite.draw
+    ? drawnPlan(suite, run.earlier)
+    : plan(suite, run.earlier);
   const progress = progressOf(suite, run.earlier, remaining);
   const stop = new AbortController();
   const forward = () => stop.abort();
@@ -240,7 +243,8 @@ async function runMissing<K extends RunKind, I extends SuiteItem, R>(
     if (row.cached) progress.cached++;
     const left = (remaining.get(item.id) ?? 1) - 1;
     remaining.set(item.id, left);
-    if (left === 0) progress.itemsDone++;
+    // Drawn samples have no count to reach: an item is done at its first.
+    if (left === 0 || (suite.draw && left === -1)) progress.itemsDone++;
     options.onSample?.(row, progress);
   };
   const lane = async ({ item, samples }: Lane<I>) => {
@@ -251,17 +255,23 @@ async function runMissing<K extends RunKind, I extends SuiteItem, R>(
       if (row !== null) record(item, row);
     }
   };
+  const draw = suite.draw?.bind(suite);
+  /** A lane of an adaptive suite: the samples it draws, until the suite says it is done. */
+  const drawing = async () => {
+    while (!stop.signal.aborted) {
+      const next = await draw!(stop.signal);
+      if (next === null) return;
+      await lane({ item: next.item, samples: [next.sample] });
+    }
+  };
+  const failed = (error: unknown) => {
+    failures.push(error);
+    stop.abort();
+  };
   try {
-    await runPool(
-      lanes,
-      suite.workers,
-      (work) =>
-        lane(work).catch((error: unknown) => {
-          failures.push(error);
-          stop.abort();
-        }),
-      stop.signal,
-    );
+    if (draw)
+      await Promise.all(Array.from({ length: suite.workers }, () => drawing().catch(failed)));
+    else await runPool(lanes, suite.workers, (work) => lane(work).catch(failed), stop.signal);
   } finally {
     signal.removeEventListener("abort", forward);
   }
@@ -290,6 +300,19 @@ function plan<K extends RunKind, I extends SuiteItem, R>(
   return { lanes, remaining };
 }
 
+/**
+ * An adaptive suite's start: no lanes (it draws them), every item with a sample so far done.
+ * An item's count starts at 0, so its first drawn sample makes it -1.
+ */
+function drawnPlan<K extends RunKind, I extends SuiteItem, R>(
+  suite: Suite<K, I, R>,
+  earlier: readonly StoredRow[],
+): { lanes: Lane<I>[]; remaining: Map<string, number> } {
+  const seen = new Set(earlier.map((row) => row.id));
+  const remaining = new Map(suite.items.map((item) => [item.id, seen.has(item.id) ? -1 : 0]));
+  return { lanes: [], remaining };
+}
+
 /** Where the run stands before this attempt's first sample: the earlier attempts' rows count. */
 function progressOf<K extends RunKind, I extends SuiteItem, R>(
   suite: Suite<K, I, R>,
@@ -298,7 +321,8 @@ function progressOf<K extends RunKind, I extends SuiteItem, R>(
 ): RunProgress {
   const cached = earlier.filter((row) => row.cached === true).length;
   return {
-    itemsDone: [...remaining.values()].filter((left) => left === 0).length,
+    itemsDone: [...remaining.values()].filter((left) => (suite.draw ? left < 0 : left === 0))
+      .length,
     itemsTotal: suite.items.length,
     samplesDone: earlier.length,
     samplesTotal: suite.items.length * suite.samples,

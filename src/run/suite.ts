@@ -81,6 +81,13 @@ export interface Suite<K extends RunKind, I extends SuiteItem, R> {
   open(runDir: string): Promise<void>;
   /** Takes back a row written by an earlier attempt of this run (`--resume`). */
   restore(row: StoredRow, runDir: string): Promise<void>;
+  /**
+   * Adaptive sampling (`eb eval --sequential`): the next sample to run, or null when the run is
+   * done; when given, it replaces the fixed items × samples grid, and `workers` lanes each draw
+   * from it until it says null. `samples` is then the cap per item on average (the progress
+   * line's total). It must settle (null) once `signal` is aborted.
+   */
+  draw?(signal: AbortSignal): Promise<{ item: I; sample: number } | null>;
   /** One sample; null when an interrupt cut it short (it is then not a result). */
   runSample(item: I, sample: number, context: SampleContext): Promise<RowOf<K> | null>;
   finish(context: FinishContext): Promise<Finished<K, R>>;

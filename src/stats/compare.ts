@@ -8,7 +8,8 @@
  *                  whole interval below −margin, needs half the standard error to see a drop of
  *                  twice the margin: in bench/coverage it reached 80% detection at n = 1000 in 6
  *                  of 21 feasible cells, this rule in 20. Both need high < 0, so an unchanged
- *                  candidate is flagged in about 2.5% of runs at most (measured worst: 3.0%).
+ *                  candidate is flagged in about 2.5% of runs at most (bench/coverage, worst
+ *                  setting rerun with 10,000 runs: 2.81%).
  * - `inconclusive` neither: too few items, or a drop too small to matter but too large to rule out.
  */
 
@@ -27,22 +28,12 @@ import {
   binomialLogPmf,
   hypergeometric,
   multinomial,
-  normalCdf,
   normalQuantile,
   twoSidedZ,
 } from "./distributions.js";
-import {
-  clopperPearsonBounds,
-  clopperPearsonHigh,
-  clopperPearsonLow,
-  DEFAULT_INTERVAL_METHOD,
-  effectiveTrials,
-  type ItemAgg,
-  itemScore,
-  mean,
-  sampleVariance,
-} from "./interval.js";
+import { DEFAULT_INTERVAL_METHOD, type ItemAgg, itemScore, mean } from "./interval.js";
 import { createRng, type Rng } from "./rng.js";
+import { rejects, tangoBounds } from "./tango.js";
 import { DEFAULT_SCOPE, type Interval, type IntervalMethod, type Scope } from "./types.js";
 
 export type Verdict = "pass" | "regression" | "inconclusive";
@@ -128,6 +119,9 @@ export interface PairedScores {
   candN: Float64Array;
 }
 
+/** The two runs' item scores alone: all the population scope's interval needs. */
+type Scores = Pick<PairedScores, "base" | "cand">;
+
 interface Paired extends PairedScores {
   ids: string[];
   strata: string[];
@@ -164,164 +158,26 @@ function missing(from: ReadonlyMap<string, ItemAgg>, other: ReadonlyMap<string, 
   return [...from.keys()].filter((id) => !other.has(id)).sort(byId);
 }
 
-/**
- * Newcombe's continuity-corrected correlation of the two runs' item scores (method 11 of
- * Newcombe 1998): for 0/1 scores, AD − BC of the paired 2×2 table shrunk by N/2 toward 0, here
- * Σ(x − x̄)(y − ȳ) − 1/2, which is the same thing for 0/1 scores and extends it to item means.
- * Without the correction, two identical runs correlate perfectly and the interval collapses to
- * [0, 0] (two items, one passing and one failing, would "pass" on no evidence).
- */
-export function correctedCorrelation(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  const { sxy, sxx, syy } = crossSums(x, y);
-  return correctedFromSums(sxy, sxx, syy);
-}
-
-/** Σ(x − x̄)(y − ȳ), Σ(x − x̄)², Σ(y − ȳ)². */
-function crossSums(x: ArrayLike<number>, y: ArrayLike<number>) {
-  const mx = mean(x);
-  const my = mean(y);
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < x.length; i++) {
-    const dx = x[i]! - mx;
-    const dy = y[i]! - my;
-    sxy += dx * dy;
-    sxx += dx * dx;
-    syy += dy * dy;
+/** Mean gain and mean loss of the items: Σ max(c − b, 0) / n and Σ max(b − c, 0) / n. */
+export function pairedShares(p: Scores): { gain: number; loss: number } {
+  let gain = 0;
+  let loss = 0;
+  for (let i = 0; i < p.base.length; i++) {
+    const d = p.cand[i]! - p.base[i]!;
+    if (d > 0) gain += d;
+    else loss -= d;
   }
-  return { sxy, sxx, syy };
-}
-
-function correctedFromSums(sxy: number, sxx: number, syy: number): number {
-  // No spread in one run: the correlation is undefined, and 0 ignores the pairing, which can
-  // only widen the interval when, as for the same items run twice, scores correlate positively.
-  if (!(sxx > 0 && syy > 0)) return 0;
-  const covariance = sxy > 0 ? Math.max(0, sxy - 0.5) : sxy;
-  return covariance / Math.sqrt(sxx * syy);
-}
-
-/** What the paired score interval depends on: both rates, their effective trials, the correlation. */
-export interface PairedMoments {
-  n: number;
-  pb: number;
-  pc: number;
-  trialsBase: number;
-  trialsCand: number;
-  phi: number;
-  /** Items that passed some samples in the baseline and none in the candidate. */
-  broke: number;
-  /** Items that failed some samples in the baseline and none in the candidate. */
-  fixed: number;
-  /** Items that passed some samples in the baseline: the ones that can break. */
-  breakable: number;
-  /** Items that failed some samples in the baseline: the ones that can be fixed. */
-  fixable: number;
-  /** Sample variance of the per-item differences candidate − baseline. */
-  variance: number;
-  /** Their third central moment: below 0 when a few items drop far, as items that break do. */
-  thirdMoment: number;
-}
-
-export function pairedMoments(p: PairedScores): PairedMoments {
-  const diffs = differences(p);
-  const centre = mean(diffs);
-  return {
-    variance: sampleVariance(diffs, centre) || 0,
-    thirdMoment: mean(diffs.map((d) => (d - centre) ** 3)),
-    n: p.base.length,
-    pb: mean(p.base),
-    pc: mean(p.cand),
-    trialsBase: effectiveTrials(p.base, p.baseN),
-    trialsCand: effectiveTrials(p.cand, p.candN),
-    phi: correctedCorrelation(p.base, p.cand),
-    broke: countPairs(p, (b, c) => b > 0 && c === 0),
-    fixed: countPairs(p, (b, c) => b < 1 && c === 1),
-    breakable: countPairs(p, (b) => b > 0),
-    fixable: countPairs(p, (b) => b < 1),
-  };
-}
-
-function countPairs(p: PairedScores, test: (base: number, cand: number) => boolean): number {
-  let count = 0;
-  for (let i = 0; i < p.base.length; i++) if (test(p.base[i]!, p.cand[i]!)) count += 1;
-  return count;
+  return { gain: gain / p.base.length, loss: loss / p.base.length };
 }
 
 /**
- * Newcombe's score interval for a paired difference (MOVER, method 11 of Newcombe 1998), built
- * from the two runs' design-effect intervals and the corrected correlation of item scores
- * between the runs, as half-widths below and above the delta. Unlike a Wald or bootstrap
- * interval it does not collapse to [0, 0] when no item changed, so a small suite stays
- * inconclusive instead of passing on no evidence.
+ * The population scope's interval: Tango's score interval (tango.ts) with the items as the units,
+ * each gaining or losing the difference of its two scores. With one sample per item it is
+ * exactly Tango's interval for paired binary outcomes.
  */
-export function moverHalfWidths(m: PairedMoments, level: number): { down: number; up: number } {
-  const { pb, pc, phi } = m;
-  const [lb, ub] = clopperPearsonBounds(pb, m.trialsBase, level);
-  const [lc, uc] = clopperPearsonBounds(pc, m.trialsCand, level);
-  return {
-    down: Math.max(
-      moverHalf(pc - lc, ub - pb, phi) + skewAllowance(m, level),
-      pb * hiddenShare(m.broke, m.breakable, level),
-    ),
-    up: Math.max(
-      moverHalf(uc - pc, pb - lb, phi),
-      (1 - pb) * hiddenShare(m.fixed, m.fixable, level),
-    ),
-  };
-}
-
-/**
- * How far the lower side reaches beyond the MOVER half-width when the differences are skewed
- * down, as items that break outright make them (0 when they are not). A run
- * that happens to break fewer items than its true drop implies also shows less spread, so a
- * bound from the spread alone is short on that side (at 1000 items, 10 samples each, a drop of
- * the margin passed 3.4% of the time under the paired normal interval, up to 2.9% under this
- * one without the term). The first-order (Edgeworth) correction of a studentized mean's
- * one-sided bound is μ₃(2z² + 1) / (6s²n) (Johnson's modified t, 1978). The exact intervals count `trials` effective trials, and a binomial of that
- * many trials has (n/trials)² of the third cumulant the same rate has over n whole items: that
- * share of the skew of events that hit whole items they carry already, and only the rest is
- * added. With one sample per item, or all-or-nothing items, they count one trial per item and
- * carry it all: Newcombe's interval is left as it is. The run with fewer trials counts. Only
- * the lower side, the one a pass relies on: the upper side, which a regression relies on, is
- * what the MDE models, and widening it when differences skew up (most items broken, in a large
- * drop on a few items) made the printed MDE optimistic at 10 items.
- */
-function skewAllowance(m: PairedMoments, level: number): number {
-  const trials = Math.min(m.trialsBase, m.trialsCand);
-  if (!(m.variance > 0 && m.thirdMoment < 0) || !(trials > m.n)) return 0;
-  const z = twoSidedZ(level);
-  const uncarried = 1 - (m.n / trials) ** 2;
-  return (uncarried * (2 * z * z + 1) * -m.thirdMoment) / (6 * m.variance * m.n);
-}
-
-/** One side of the MOVER interval: the candidate's side and the baseline's opposite side. */
-function moverHalf(cand: number, base: number, phi: number): number {
-  return Math.sqrt(cand * cand - 2 * phi * cand * base + base * base);
-}
-
-/**
- * How much larger than observed the share of items that broke outright (or were fixed outright)
- * can be, at the interval's level: the exact upper bound of `count` of n, less count/n. With
- * none seen it is 1 − tail^(1/n), the "rule of three" (3/n at 95% one-sided). k samples per item
- * narrow the noise of each item, not this: a candidate that breaks 2% of all items breaks none of
- * 100 sampled ones in 13% of runs and two or fewer of 300 in 6%, so the count of broken items is
- * what bounds the drop, however many samples each item has. The bounds are kept that far out.
- * `n` counts only the items that could break (or be fixed): an item that never passed in the
- * baseline cannot break, and with bimodal items (half always pass, half never) counting it
- * halves the bound; a drop of the margin then passed 3.5% of the time instead of at most 2.5%.
- * The drop this share allows is the share times the baseline's mean score: breaking items that
- * pass scores b each takes Σb/n from the rate.
- */
-function hiddenShare(count: number, n: number, level: number): number {
-  if (n === 0) return 0;
-  return clopperPearsonHigh(count / n, n, level) - count / n;
-}
-
 export function pairedScoreBounds(p: PairedScores, level: number): [number, number] {
-  const delta = meanDifference(p);
-  const { down, up } = moverHalfWidths(pairedMoments(p), level);
-  return [Math.max(-1, delta - down), Math.min(1, delta + up)];
+  const { gain, loss } = pairedShares(p);
+  return tangoBounds(gain, loss, p.base.length, level);
 }
 
 /**
@@ -385,22 +241,17 @@ const Z_POWER_80 = normalQuantile(0.8);
 const MDE_POWER = 0.8;
 /** Bisection steps: the MDE to within 1e-6 of the baseline rate. */
 const MDE_BISECTIONS = 20;
-/** Binomial terms further than this many standard deviations from the mean are left out. */
-const PMF_SPREAD = 6;
-/** The half-width h(x) is smooth in x: computed at this many points, interpolated between. */
-const THRESHOLD_POINTS = 64;
+/** Simulated runs of the MDE: the chance of a regression verdict to within about ±1.3% at 80%. */
+const SIMULATED_RUNS = 1000;
+/** A fixed seed: the same runs always print the same MDE. */
+const SIMULATION_SEED = 0x6d6465;
 
 /**
- * The smallest drop d the gate calls `regression` in 80% of runs like this one, from what the
- * runs would look like under the drop (the spread under no change is optimistic: a drop adds the
- * items that break). A drop of d is modelled as it happens in practice: each item breaks (scores
- * 0) with probability q = d / baseline rate, so X ~ Binomial(n, q) items break. Given X = x, the
- * delta is about −x·rate/n, give or take the noise of the other items (the observed variance of
- * the differences) and of the broken items' baseline scores, and the gate's upper half-width
- * h(x) is the score interval's for a candidate with x items at 0 (rate − x·rate/n; the
- * covariance between the runs shrinks by the share kept). The rule needs delta < −margin and
- * delta + h < 0; the chance of that is summed over x. NaN when nothing is paired, and when even
- * breaking every item would not be caught that often.
+ * The smallest drop d the gate calls `regression` in 80% of runs like this one, from the gate
+ * itself on SIMULATED_RUNS seeded simulated runs of the scope's question (see
+ * simulatedCasesChance and simulatedRegressionChance). A drop of d is modelled as it happens in
+ * practice: cases break (pass nothing) at random, each with chance d / baseline rate. NaN when
+ * nothing is paired, and when even breaking every case would not be caught that often.
  */
 export function minimumDetectableDrop(
   p: PairedScores,
@@ -408,15 +259,16 @@ export function minimumDetectableDrop(
   margin: number,
   scope: Scope = DEFAULT_SCOPE,
 ): number {
-  const moments = pairedMoments(p);
-  const { n, pb: rate } = moments;
+  // In an order of their scores alone: the same pairs give the same MDE whatever the items are
+  // called (they came sorted by id, and 30 pairs once printed 0.2167 or 0.2096 by name).
+  const pairs = canonicalOrder(p);
+  const n = pairs.base.length;
+  const rate = mean(pairs.base);
   if (n === 0 || !(rate > 0)) return Number.NaN;
   const caught =
-    intervalOf(p, scope) === "cases"
-      ? simulatedCasesChance(p, rate, level, margin)
-      : n <= SIMULATED_ITEMS
-        ? simulatedRegressionChance(p, rate, level, margin)
-        : regressionChance(p, moments, level, margin);
+    intervalOf(pairs, scope) === "cases"
+      ? simulatedCasesChance(pairs, rate, level, margin)
+      : simulatedRegressionChance(pairs, rate, level, margin);
   if (caught(rate) < MDE_POWER) return Number.NaN;
   let low = 0;
   let high = rate;
@@ -429,50 +281,30 @@ export function minimumDetectableDrop(
 }
 
 /**
- * Up to this many items the chance of a regression verdict comes from the gate itself on
- * simulated runs, not from the normal model: in a small suite the drop is a few whole items and
- * the interval's width jumps with each, and the model printed an MDE 17–22% below the drop
- * really caught 80% of the time at 20 items and a 99% rate (11–15% at 30 and 50 items; n/a at
- * 10 items, 50%, 3 samples each, where breaking every item is caught). From 100 items on
- * (bench/coverage) the model is within 9% and far cheaper.
- */
-const SIMULATED_ITEMS = 50;
-/** Simulated runs: the chance to within about ±3% at 80%. */
-const SIMULATED_RUNS = 200;
-/** A fixed seed: the same runs always print the same MDE. */
-const SIMULATION_SEED = 0x6d6465;
-
-/**
- * The chance, as a function of the drop d, that the gate says regression, from simulated runs
- * like this one. A simulated run draws n of this run's item pairs with replacement (a suite like
- * this one: its pass rate varies as a fresh suite's would) and swaps each pair's two scores or
- * not at random (unchanged runs are exchangeable: the delta is centred at 0, each item keeps its
- * own spread). Then its items break (candidate score 0) one by one: the fewest broken that the
- * gate calls regression is found by bisection (breaking more only lowers the delta). With R(x)
- * the share of simulated runs caught with x broken, and a drop d breaking each item with chance
- * q = d / rate, the chance is Σ Bin(x; n, q)·R(x).
+ * The population scope's chance, as a function of the drop d, that the gate says regression,
+ * from simulated runs like this one. A simulated run draws n of this run's item pairs with
+ * replacement (a suite like this one: its pass rate varies as a fresh suite's would) and swaps
+ * each pair's two scores or not at random (unchanged runs are exchangeable: the delta is centred
+ * at 0, each item keeps its own spread). Then its items break (candidate score 0) one by one:
+ * the fewest broken that the gate calls regression is found by bisection (breaking more only
+ * lowers the delta). With R(x) the share of simulated runs caught with x broken, and a drop d
+ * breaking each item with chance q = d / rate, the chance is Σ Bin(x; n, q)·R(x).
  */
 function simulatedRegressionChance(p: PairedScores, rate: number, level: number, margin: number) {
   const n = p.base.length;
   const rng = createRng(SIMULATION_SEED);
-  // Drawn from in an order of their scores alone: the same pairs give the same MDE whatever the
-  // items are called (they came sorted by id, and 30 pairs printed 0.2167 or 0.2096 by name).
-  const pairs = canonicalOrder(p);
-  const caughtWith = new Float64Array(n + 1);
-  for (let run = 0; run < SIMULATED_RUNS; run++) {
-    const fewest = fewestBroken(resampledRun(pairs, rng), level, margin);
-    for (let x = fewest; x <= n; x++) caughtWith[x]! += 1 / SIMULATED_RUNS;
-  }
-  return brokenChance(caughtWith, rate);
+  return brokenChance(n, rate, () => fewestBroken(resampledRun(p, rng), level, margin));
 }
 
 /**
- * The chance of a regression verdict under a drop d, from R(x), the share of simulated runs
- * caught with x items broken: a drop d breaks each item with chance q = d / rate, so the chance
- * is Σ Bin(x; n, q)·R(x).
+ * The chance of a regression verdict under a drop d, from R(x), the share of SIMULATED_RUNS
+ * simulated runs caught with x items broken (`fewest` gives each run's fewest, n + 1 for none):
+ * a drop d breaks each item with chance q = d / rate, so the chance is Σ Bin(x; n, q)·R(x).
  */
-function brokenChance(caughtWith: Float64Array, rate: number) {
-  const n = caughtWith.length - 1;
+function brokenChance(n: number, rate: number, fewest: () => number) {
+  const caughtWith = new Float64Array(n + 2);
+  for (let run = 0; run < SIMULATED_RUNS; run++) caughtWith[fewest()]! += 1 / SIMULATED_RUNS;
+  for (let x = 1; x <= n; x++) caughtWith[x]! += caughtWith[x - 1]!;
   return (d: number): number => {
     const q = Math.min(1, d / rate);
     let chance = 0;
@@ -480,9 +312,6 @@ function brokenChance(caughtWith: Float64Array, rate: number) {
     return chance;
   };
 }
-
-/** Simulated runs of the cases scope's MDE: enough for the 80% point to within about ±1.3%. */
-const CASES_RUNS = 1000;
 
 /**
  * The cases scope's chance of a regression verdict under a drop d, from the gate itself on
@@ -498,12 +327,9 @@ function simulatedCasesChance(p: PairedScores, rate: number, level: number, marg
   const n = p.base.length;
   const rng = createRng(SIMULATION_SEED);
   const classes = caseClasses(p);
-  const caughtWith = new Float64Array(n + 1);
-  for (let run = 0; run < CASES_RUNS; run++) {
-    const fewest = fewestCasesBroken(simulatedCounts(classes, rng), level, margin, rng);
-    for (let x = fewest; x <= n; x++) caughtWith[x]! += 1 / CASES_RUNS;
-  }
-  return brokenChance(caughtWith, rate);
+  return brokenChance(n, rate, () =>
+    fewestCasesBroken(simulatedCounts(classes, rng), level, margin, rng),
+  );
 }
 
 /** Cases alike for the simulation: pooled pass share and samples per side, and how many. */
@@ -633,33 +459,42 @@ function canonicalOrder(p: PairedScores): PairedScores {
 }
 
 /** n item pairs drawn with replacement, each pair's scores swapped with chance 1/2. */
-function resampledRun(p: PairedScores, rng: Rng): PairedScores {
+function resampledRun(p: Scores, rng: Rng): Scores {
   const n = p.base.length;
-  const run = {
-    base: new Float64Array(n),
-    cand: new Float64Array(n),
-    baseN: new Float64Array(n),
-    candN: new Float64Array(n),
-  };
+  const run = { base: new Float64Array(n), cand: new Float64Array(n) };
   for (let i = 0; i < n; i++) {
     const j = Math.floor(rng.uniform() * n);
-    const [from, to] =
-      rng.uniform() < 0.5 ? (["base", "cand"] as const) : (["cand", "base"] as const);
-    run.base[i] = p[from][j]!;
-    run.cand[i] = p[to][j]!;
-    run.baseN[i] = p[`${from}N`][j]!;
-    run.candN[i] = p[`${to}N`][j]!;
+    const swap = rng.uniform() < 0.5;
+    run.base[i] = swap ? p.cand[j]! : p.base[j]!;
+    run.cand[i] = swap ? p.base[j]! : p.cand[j]!;
   }
   return run;
 }
 
-/** fewestCaught for the population gate. */
-function fewestBroken(run: PairedScores, level: number, margin: number): number {
+/**
+ * fewestCaught for the population gate. Its interval needs only the items' total gain and loss,
+ * so these are kept as running sums of the first x items broken: each bisection step is O(1).
+ * Its upper bound is below 0 exactly when the score test rejects Δ = 0 (the score statistic
+ * falls as Δ rises), so that test is what a regression verdict is checked by.
+ */
+function fewestBroken(run: Scores, level: number, margin: number): number {
+  const n = run.base.length;
+  const { gain, loss } = pairedShares(run);
+  const z = twoSidedZ(level);
+  // Gain and loss taken away (and loss added) by breaking the first x items.
+  const gainLost = new Float64Array(n + 1);
+  const lossAdded = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const d = run.cand[i]! - run.base[i]!;
+    gainLost[i + 1] = gainLost[i]! + Math.max(d, 0);
+    lossAdded[i + 1] = lossAdded[i]! + run.base[i]! - Math.max(-d, 0);
+  }
   const caughtAt = (x: number) => {
-    const broken = { ...run, cand: run.cand.map((c, i) => (i < x ? 0 : c)) };
-    return saysRegression(broken, level, margin);
+    const g = gain - gainLost[x]! / n;
+    const l = loss + lossAdded[x]! / n;
+    return g - l < -margin && rejects(g, l, n, 0, z);
   };
-  return fewestCaught(run.base.length, caughtAt);
+  return fewestCaught(n, caughtAt);
 }
 
 /** The fewest items that, broken (first to last), the gate calls regression; n + 1 if none. */
@@ -675,116 +510,52 @@ function fewestCaught(n: number, caughtAt: (x: number) => boolean): number {
   return high;
 }
 
-function saysRegression(p: PairedScores, level: number, margin: number): boolean {
-  const [low, high] = pairedScoreBounds(p, level);
-  return verdictOf(meanDifference(p), low, high, margin) === "regression";
-}
-
-/** The chance, as a function of the drop d, that the gate says regression (see above). */
-function regressionChance(p: PairedScores, m: PairedMoments, level: number, margin: number) {
-  const { n, pb: rate } = m;
-  const diffs = differences(p);
-  const noise = sampleVariance(diffs, mean(diffs)) || 0;
-  const squares = mean(p.base.map((b) => b * b));
-  const lossVariance = Math.max(0, squares - rate * rate);
-  const { sxy, sxx } = crossSums(p.base, p.cand);
-  const step = Math.max(1, Math.ceil(n / THRESHOLD_POINTS));
-  const baseSide = rate - clopperPearsonLow(rate, m.trialsBase, level);
-  const floor = Math.max(margin, (1 - rate) * hiddenShare(m.fixed, m.fixable, level));
-  const computed = new Map<number, number>();
-  const computedAt = (x: number): number => {
-    const known = computed.get(x);
-    if (known !== undefined) return known;
-    const share = x / n;
-    const pc = rate * (1 - share);
-    const candVariance = (1 - share) * squares - pc * pc;
-    const trialsCand =
-      candVariance > 0
-        ? Math.min(m.trialsBase, Math.max(n, (pc * (1 - pc) * n) / candVariance))
-        : n;
-    // Breaking items scales the covariance between the runs by the share kept (see above).
-    const phi = correctedFromSums(sxy * (1 - share), sxx, n * candVariance);
-    const candSide = clopperPearsonHigh(pc, trialsCand, level) - pc;
-    const value = Math.max(floor, moverHalf(candSide, baseSide, phi));
-    computed.set(x, value);
-    return value;
-  };
-  const thresholdAt = (x: number): number => {
-    const below = Math.floor(x / step) * step;
-    if (below === x) return computedAt(x);
-    const above = Math.min(n, below + step);
-    const share = (x - below) / (above - below);
-    return computedAt(below) * (1 - share) + computedAt(above) * share;
-  };
-  return (d: number): number => {
-    const q = Math.min(1, d / rate);
-    const sd = Math.sqrt(n * q * (1 - q));
-    const first = Math.max(0, Math.floor(n * q - PMF_SPREAD * sd));
-    const last = Math.min(n, Math.ceil(n * q + PMF_SPREAD * sd));
-    let chance = 0;
-    for (let x = first; x <= last; x++) {
-      const spread = Math.sqrt((n - x) * noise + x * lossVariance) / n;
-      const lead = (x * rate) / n - thresholdAt(x);
-      const given = spread > 0 ? normalCdf(lead / spread) : lead > 0 ? 1 : 0;
-      chance += Math.exp(binomialLogPmf(x, n, q)) * given;
-    }
-    return chance;
-  };
-}
-
 /** Beyond this many items the estimate stops: no suite of items like these is that large. */
 const MOST_ITEMS_ESTIMATED = 1e9;
+/** Beyond this many samples per case the estimate stops. */
+const MOST_SAMPLES_ESTIMATED = 1e6;
+
+/** The lower half-width at which an unchanged candidate passes ~80%, a drop of the margin ~2.5%. */
+function targetHalfWidth(margin: number, level: number): number {
+  const z = twoSidedZ(level);
+  return (margin * z) / (z + Z_POWER_80);
+}
+
+/**
+ * The smallest r ≥ 1 (to about 1e-9) at which down(r), shrinking as r grows, is at most the
+ * target, times `unit` and rounded up; null when r·unit would pass `most`.
+ */
+function scaleNeeded(down: (r: number) => number, target: number, unit: number, most: number) {
+  if (down(1) <= target) return unit;
+  let enough = 2;
+  while (down(enough) > target) {
+    enough *= 2;
+    if (enough * unit > most) return null;
+  }
+  let few = enough / 2;
+  for (let step = 0; step < 30; step++) {
+    const middle = Math.sqrt(few * enough);
+    if (down(middle) > target) few = middle;
+    else enough = middle;
+  }
+  return Math.ceil(enough * unit);
+}
 
 /**
  * Items a suite like this one would need to tell a drop of `margin` from no change: the size at
  * which the interval's lower half-width is at most margin·z / (z + z₀.₈), so that an unchanged
  * candidate passes the gate in about 80% of runs and one that dropped by the margin in about
- * 2.5%. An estimate: the items are taken to stay as they are (same rates, same spread, same
- * correlation between the runs), so a suite r times as large is worth r times the effective
- * trials (and r times the items, for what no sampled item shows), and the score interval is
- * used whatever the method. The current size when it is
- * already enough; null when no size is (margin 0, or more than a billion items).
+ * 2.5%. An estimate: a suite r times as large is taken to have the same shares of gain and loss,
+ * and the score interval is used whatever the method. The current size when it is already
+ * enough; null when no size is (margin 0, or more than a billion items).
  */
 export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): number | null {
   const n = p.base.length;
   if (n === 0 || !(margin > 0)) return null;
-  const z = twoSidedZ(level);
-  const target = (margin * z) / (z + Z_POWER_80);
-  const moments = pairedMoments(p);
-  const { sxy, sxx, syy } = crossSums(p.base, p.cand);
-  const lowerHalfWidth = (scale: number) => {
-    const scaled = {
-      ...moments,
-      n: moments.n * scale,
-      broke: moments.broke * scale,
-      fixed: moments.fixed * scale,
-      breakable: moments.breakable * scale,
-      fixable: moments.fixable * scale,
-      // A larger suite of the same items: the continuity correction counts for less.
-      phi: correctedFromSums(sxy * scale, sxx * scale, syy * scale),
-      trialsBase: moments.trialsBase * scale,
-      trialsCand: moments.trialsCand * scale,
-    };
-    return moverHalfWidths(scaled, level).down;
-  };
-  if (lowerHalfWidth(1) <= target) return n;
-  let enough = 2;
-  while (lowerHalfWidth(enough) > target) {
-    enough *= 2;
-    if (enough * n > MOST_ITEMS_ESTIMATED) return null;
-  }
-  // The half-width shrinks as the suite grows: bisect (geometrically) between too few and enough.
-  let few = enough / 2;
-  for (let step = 0; step < 40; step++) {
-    const middle = Math.sqrt(few * enough);
-    if (lowerHalfWidth(middle) > target) few = middle;
-    else enough = middle;
-  }
-  return Math.ceil(enough * n);
+  const { gain, loss } = pairedShares(p);
+  const down = (r: number) => gain - loss - tangoBounds(gain, loss, n * r, level)[0];
+  return scaleNeeded(down, targetHalfWidth(margin, level), n, MOST_ITEMS_ESTIMATED);
 }
-
-/** Beyond this many samples per case the estimate stops. */
-const MOST_SAMPLES_ESTIMATED = 1e6;
 
 /**
  * Cases scope: samples per case, on each side, at which the interval's lower half-width is at
@@ -794,8 +565,6 @@ const MOST_SAMPLES_ESTIMATED = 1e6;
  */
 export function samplesNeeded(p: PairedScores, margin: number, level = 0.95): number | null {
   if (p.base.length === 0 || !(margin > 0) || intervalOf(p, "cases") !== "cases") return null;
-  const z = twoSidedZ(level);
-  const target = (margin * z) / (z + Z_POWER_80);
   const [base, cand] = [grouped(counts(p, "base")), grouped(counts(p, "cand"))];
   const scaled = (g: Groups, r: number): Groups => ({
     ...g,
@@ -804,19 +573,7 @@ export function samplesNeeded(p: PairedScores, margin: number, level = 0.95): nu
   });
   const down = (r: number) => groupsHalfWidths(scaled(base, r), scaled(cand, r), level).down;
   const most = Math.max(...base.samples, ...cand.samples);
-  if (down(1) <= target) return most;
-  let enough = 2;
-  while (down(enough) > target) {
-    enough *= 2;
-    if (enough * most > MOST_SAMPLES_ESTIMATED) return null;
-  }
-  let few = enough / 2;
-  for (let step = 0; step < 30; step++) {
-    const middle = Math.sqrt(few * enough);
-    if (down(middle) > target) few = middle;
-    else enough = middle;
-  }
-  return Math.ceil(enough * most);
+  return scaleNeeded(down, targetHalfWidth(margin, level), most, MOST_SAMPLES_ESTIMATED);
 }
 
 /** Ids that changed in the given direction, largest change first, ties by id. */

@@ -434,14 +434,15 @@ describe("eb eval refuses to start (exit 2, nothing called)", () => {
     expect(runDirs(root)).toEqual([]);
   });
 
-  it("wants exactly one of -m and --target", async () => {
+  it("wants a target; -m and --target together are two arms, each checked before any call", async () => {
     const root = project("plain.jsonl");
     const neither = await runEb(["eval", "cases.jsonl"], { cwd: root });
     expect(neither.code).toBe(2);
     expect(neither.stderr).toContain("pass -m MODEL");
-    const both = await evalModel(root, ["--target", "node x.mjs"]);
+    const both = await evalModel(root, ["--target", "no-such-program-eb x"]);
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain("mutually exclusive");
+    expect(both.stderr).toContain('--target "no-such-program-eb x"');
+    expect(server.requests).toHaveLength(0);
   });
 });
 

@@ -1,7 +1,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/project.js";
+import {
+  deterministicYaml,
+  makeProject,
+  rightCases,
+  runEb,
+  writeFile,
+} from "../helpers/project.js";
 
 /**
  * A --target program: answers "right" to every case, "wrong" to one whose id starts with
@@ -18,16 +24,6 @@ const wrong = existsSync("broken") || id.startsWith("wrong") || (id.startsWith("
 process.stdout.write(wrong ? "wrong" : "right");
 `;
 
-function caseLines(ids: readonly string[]): string {
-  const line = (id: string) =>
-    JSON.stringify({
-      id,
-      messages: [{ role: "user", content: `question ${id}` }],
-      graders: [{ type: "equals", value: "right" }],
-    });
-  return `${ids.map(line).join("\n")}\n`;
-}
-
 function ids(count: number, prefix = "c"): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 }
@@ -35,7 +31,7 @@ function ids(count: number, prefix = "c"): string[] {
 function casesProject(caseIds: readonly string[], config = ""): string {
   return makeProject({
     ".eval-banana/config.toml": config,
-    "cases.jsonl": caseLines(caseIds),
+    "cases.jsonl": rightCases(caseIds),
     "app.mjs": TARGET,
   });
 }
@@ -209,7 +205,7 @@ describe("eb eval --baseline RUN: run and compare in one step", () => {
     const root = casesProject(ids(2, "old"));
     expect((await evalIn(root)).code).toBe(0);
     const [baseline] = runFolders(root);
-    writeFileSync(path.join(root, "cases.jsonl"), caseLines(ids(2, "new")));
+    writeFileSync(path.join(root, "cases.jsonl"), rightCases(ids(2, "new")));
     const result = await evalIn(root, ["--baseline", baseline!]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("the runs share no item, so there is nothing to compare");

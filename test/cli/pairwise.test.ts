@@ -202,9 +202,11 @@ describe("eb pairwise: judges of known behaviour", () => {
       verdict: "pass",
       run_passed: true,
     });
-    // Six items that all win: the lower bound is 2 * 0.025^(1/6) - 1.
-    expect(run.report?.ci_low).toBeCloseTo(2 * 0.025 ** (1 / 6) - 1, 6);
-    expect(run.stdout).toMatch(/net win rate \+1\.0000 {2}95% CI \[\+0\.08\d+, \+1\.0000\]/);
+    // Six items that all win: Tango's lower bound at no loss is (n − z²) / (n + z²) = 0.2193.
+    const z2 = 1.959963984540054 ** 2;
+    expect(run.report?.ci_low).toBeCloseTo((6 - z2) / (6 + z2), 6);
+    expect(run.report).toMatchObject({ order_effect: 1 });
+    expect(run.stdout).toMatch(/net win rate \+1\.0000 {2}95% CI \[\+0\.2193, \+1\.0000\]/);
     expect(run.stdout).toContain("6 wins, 0 ties, 0 losses, 0 inconsistent");
     expect(run.stdout).toContain("by stratum");
     expect(run.stdout).toMatch(/ {2}math: \+1\.0000 .*\(3 cases; 3 wins/);

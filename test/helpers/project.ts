@@ -159,3 +159,14 @@ export function waitForFileScript(name: string): string {
     `while not (root / '${name}').exists(): time.sleep(0.05)`,
   ].join("\n");
 }
+
+/** A case file: one case per id, its message "question ID", passed by the answer "right". */
+export function rightCases(ids: readonly string[]): string {
+  const line = (id: string) =>
+    JSON.stringify({
+      id,
+      messages: [{ role: "user", content: `question ${id}` }],
+      graders: [{ type: "equals", value: "right" }],
+    });
+  return `${ids.map(line).join("\n")}\n`;
+}
