@@ -14,7 +14,7 @@ export const VERDICT_TEXT = {
 export function comparisonText(c: CompareFigures): string {
   const level = `${Math.round(c.ci_level * 100)}%`;
   const lines = [
-    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "item")} (${c.ci_method})`,
+    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "item")} (${c.paired_interval})`,
     sequentialLine(c),
     idsLine("broke", c.broke),
     idsLine("fixed", c.fixed),

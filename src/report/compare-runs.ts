@@ -117,6 +117,7 @@ export function compareFigures(
     ci_high: c.high,
     ci_level: c.level,
     ci_method: c.method,
+    paired_interval: pairedInterval(c),
     paired: c.n,
     margin: c.margin,
     verdict: c.verdict,
@@ -270,3 +271,9 @@ const INCONCLUSIVE_NOTE = {
   pass: " (--inconclusive pass)",
   fail: " (--inconclusive pass would accept it)",
 } as const;
+
+/** Which paired interval the comparison computed, by name. */
+function pairedInterval(c: RunComparison): CompareFigures["paired_interval"] {
+  if (c.method === "bootstrap") return "bootstrap";
+  return c.interval === "cases" ? "miettinen-nurminen" : "tango";
+}
