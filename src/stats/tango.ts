@@ -18,7 +18,7 @@ import { twoSidedZ } from "./distributions.js";
 const BISECTIONS = 60;
 
 /** The likeliest loss share under the difference `delta` (Tango's q̂₂₁), in shares. */
-function likeliestLoss(gain: number, loss: number, delta: number): number {
+export function likeliestLoss(gain: number, loss: number, delta: number): number {
   const b = -gain - loss + (2 - gain + loss) * delta;
   const c = -loss * delta * (1 - delta);
   return Math.max(0, (Math.sqrt(Math.max(0, b * b - 8 * c)) - b) / 4);
