@@ -19,7 +19,7 @@
  */
 
 import { logFactorial, twoSidedZ } from "../../src/stats/distributions.js";
-import { likeliestLoss, tangoBounds } from "../../src/stats/tango.js";
+import { invertedTest, likeliestLoss, tangoBounds } from "../../src/stats/tango.js";
 import { flag } from "../args.js";
 
 type Bounds = (b: number, c: number, n: number, z: number) => [number, number];
@@ -27,7 +27,6 @@ type Bounds = (b: number, c: number, n: number, z: number) => [number, number];
 const LEVEL = 0.95;
 const Z = twoSidedZ(LEVEL);
 const LEAST_LOG_CHANCE = Math.log(1e-18);
-const BISECTIONS = 50;
 
 function clamp(low: number, high: number): [number, number] {
   return [Math.max(-1, low), Math.min(1, high)];
@@ -41,24 +40,6 @@ function adjustedWald(add: number): Bounds {
     const estimate = g - l;
     const se = Math.sqrt(Math.max(0, g + l - estimate * estimate) / (n + 2));
     return clamp(estimate - z * se, estimate + z * se);
-  };
-}
-
-/** Inverts a test of Δ that rejects far from the estimate, by bisection on each side. */
-function inverted(reject: (b: number, c: number, n: number, delta: number, z: number) => boolean) {
-  return (b: number, c: number, n: number, z: number): [number, number] => {
-    const estimate = (b - c) / n;
-    const bound = (far: number) => {
-      if (!reject(b, c, n, far, z)) return far;
-      let [inside, outside] = [estimate, far];
-      for (let i = 0; i < BISECTIONS; i++) {
-        const middle = (inside + outside) / 2;
-        if (reject(b, c, n, middle, z)) outside = middle;
-        else inside = middle;
-      }
-      return inside;
-    };
-    return [bound(-1), bound(1)];
   };
 }
 
@@ -213,8 +194,8 @@ const onDiscordant = (bounds: Bounds): Method => ({
 
 const METHODS: Record<string, Method> = {
   tango: onDiscordant((b, c, n) => tangoBounds(b / n, c / n, n, LEVEL)),
-  "tango-cc": onDiscordant(
-    inverted((b, c, n, delta, z) => {
+  "tango-cc": onDiscordant((b, c, n, z) =>
+    invertedTest((b - c) / n, (delta) => {
       const d = Math.abs(b - c - n * delta) - 1;
       return d > 0 && scoreRejects(b, c, n, delta, z, d);
     }),
