@@ -346,7 +346,7 @@ function main(args: readonly string[]): void {
 }
 
 function pct(x: number): string {
-  return `${(100 * x).toFixed(2)}%`;
+  return Number.isNaN(x) ? "n/a" : `${(100 * x).toFixed(2)}%`;
 }
 
 function summarize(rows: readonly Row[], methods: readonly string[]): void {
