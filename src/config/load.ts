@@ -4,10 +4,9 @@ import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { didYouMean, InputError, throwProblems } from "../errors.js";
 import { isObject } from "../report/json.js";
-import { DEFAULT_SCOPE, SCOPES, type Scope } from "../stats/types.js";
+import { DEFAULT_SCOPE, SCOPES } from "../stats/types.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
-  type AgentOverride,
   type ConfigFile,
   fileSchema,
   LEGACY_KEYS,
@@ -18,7 +17,6 @@ import {
   envName,
   flagName,
   parseText,
-  type ReportFormat,
   reportFormatsOf,
   SETTINGS,
   type Setting,
