@@ -5,10 +5,12 @@ import path from "node:path";
 import { missingAgentProgram } from "../agents/preflight.js";
 import { buildInvocation, resolveTemplate } from "../agents/resolve.js";
 import { skillAgentOf } from "../agents/skill-agents.js";
-import { openEndpoint } from "../cases/plan.js";
+import type { PairedDraws } from "../cases/paired-draws.js";
+import { openEndpoint, type Plan } from "../cases/plan.js";
 import type { CaseReport } from "../cases/report.js";
 import { type Config, environmentOf } from "../config/load.js";
 import { InputError } from "../errors.js";
+import type { CaseRow } from "../report/record.js";
 import type { RunOptions } from "../run/options.js";
 import { configOf } from "../run/options.js";
 import { newRunId } from "../run/provenance.js";
@@ -17,6 +19,7 @@ import type { AgentSetup } from "./agent-run.js";
 import { loadSkillEvals, type SkillEvalFile } from "./evals.js";
 import { evalItems, needsJudge, triggerItems } from "./items.js";
 import { readSkillFolder, type SkillFolder } from "./skill-dir.js";
+import { AgentSpend } from "./spend.js";
 import { type SkillArm, type SkillItem, type SkillPlan, skillSuite } from "./suite.js";
 
 export interface RunSkillOptions extends RunOptions<"cases"> {
@@ -32,10 +35,17 @@ export interface RunSkillOptions extends RunOptions<"cases"> {
   /** Samples per eval and arm (default 1). */
   k?: number | undefined;
   requireUse?: boolean | undefined;
+  /** After each sample: the arm's configuration (without_skill, with_skill, …) and its row. */
+  onArmSample?: ((arm: string, row: CaseRow) => void) | undefined;
   /** Default: EVAL_BANANA_API_KEY, else OPENAI_API_KEY (the judge's). */
   apiKey?: string | undefined;
   /** false: the judge's verdicts are neither read from nor written to the cache. */
   cache?: boolean | undefined;
+  /**
+   * `--sequential`: the draws both arms share, made from the evals once they are read (as eb
+   * eval's arms make theirs from their plans); absent: k samples of every eval per arm.
+   */
+  sequential?: ((evals: Pick<Plan, "config" | "cases" | "lanes">) => PairedDraws) | undefined;
 }
 
 /** An arm's run. */
@@ -59,6 +69,8 @@ export interface SkillRun {
   /** The agent's model, as the runs name it; null: the CLI's own default. */
   model: string | null;
   judge: string | null;
+  /** `--sequential`: what the draws decided; null: a fixed-k run. */
+  draws: PairedDraws | null;
 }
 
 /** Agents at once per arm, unless [eval] workers says otherwise: each is a whole CLI session. */
@@ -89,6 +101,13 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     { model: undefined, judgeModel },
     signal,
   );
+  const agentModel = config.harness.model ?? setup.template.defaultModel ?? setup.agent;
+  const spend = AgentSpend.of(endpoint.budget, {
+    maxCost: config.eval.maxCost,
+    pricing: config.pricing,
+    model: agentModel,
+    judgeModel,
+  });
   const plan: SkillPlan = {
     config,
     setup: { ...setup, scrubber: endpoint.scrubber },
@@ -100,24 +119,29 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     judgeModel,
     judgeVersions: endpoint.judgeVersions,
     requireUse: options.requireUse === true,
+    spend,
     command: options.argv ? options.argv.map((arg) => endpoint.scrubber.scrub(arg)) : null,
   };
   if (!Number.isInteger(plan.k) || plan.k < 1)
     throw new InputError(`-k must be a whole number ≥ 1, got ${plan.k}`);
   // Every agent process and judge call of both arms listens to the one signal.
   setMaxListeners(Math.max(10, plan.workers * 8), signal);
+  const draws = options.sequential?.({ config, cases: evals, lanes: plan.workers }) ?? null;
   const folder = path.join(config.outputDir, newRunId(new Date()));
   const run = (arm: SkillArm, items: readonly SkillItem[], armSignal: AbortSignal) =>
     items.length === 0
       ? Promise.resolve(null)
       : runArm(plan, arm, items, { ...options, signal: armSignal, folder });
-  const without: SkillArm = baselineSkill
-    ? { configuration: "old_skill", skill: baselineSkill }
-    : { configuration: "without_skill", skill: null };
+  const without: SkillArm = {
+    ...(baselineSkill
+      ? { configuration: "old_skill", skill: baselineSkill }
+      : { configuration: "without_skill", skill: null }),
+    draws: draws?.arms[0],
+  };
   const arms = async () => {
     const [baseline, candidate] = await bothArms(signal, (armSignal) => [
       run(without, evals, armSignal),
-      run({ configuration: "with_skill", skill }, evals, armSignal),
+      run({ configuration: "with_skill", skill, draws: draws?.arms[1] }, evals, armSignal),
     ]);
     const triggered = signal.aborted
       ? null
@@ -138,6 +162,7 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     agent: setup.agent,
     model: config.harness.model ?? setup.template.defaultModel,
     judge: judgeModel,
+    draws,
   };
 }
 
@@ -179,6 +204,7 @@ async function runArm(
   const outputDir = path.join(options.folder, arm.configuration);
   const run = await runSuite(skillSuite(plan, arm, items), {
     ...options,
+    onSample: (row) => options.onArmSample?.(arm.configuration, row),
     config: { ...plan.config, outputDir, outputDirFromFlag: true },
     flatOutput: true,
   });

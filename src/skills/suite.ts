@@ -1,10 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { countingJudge } from "../cases/judge-cache.js";
+import type { ArmDraws } from "../cases/paired-draws.js";
 import type { CaseReport } from "../cases/report.js";
 import { type JudgeFn, runCaseSample } from "../cases/sample.js";
 import type { Case } from "../cases/schema.js";
-import { type CaseRunMeta, finishedCases } from "../cases/suite.js";
+import { type CaseRunMeta, drawnCoverage, finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
 import { safeStem } from "../checks/stem.js";
 import type { Config } from "../config/load.js";
@@ -16,10 +17,11 @@ import {
   SKILL_USED_MARK,
   TRIGGER_MARK,
 } from "../report/record.js";
-import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import type { FinishContext, Finished, SampleContext, Suite } from "../run/suite.js";
 import { type AgentSample, type AgentSetup, runAgentSample } from "./agent-run.js";
 import { evidenceText } from "./evidence.js";
 import type { SkillFolder } from "./skill-dir.js";
+import type { AgentSpend } from "./spend.js";
 
 /** One eval of the run: a case whose graders judge its expectations, and the eval's files. */
 export interface SkillItem extends Case {
@@ -32,6 +34,8 @@ export interface SkillItem extends Case {
 export interface SkillArm {
   configuration: string;
   skill: SkillFolder | null;
+  /** `--sequential`: the samples this arm runs, drawn one by one; absent: k of every eval. */
+  draws?: ArmDraws | undefined;
 }
 
 /** What both arms share. */
@@ -50,6 +54,8 @@ export interface SkillPlan {
   judgeVersions: Set<string>;
   /** `--require-use`: a with-skill sample that never used the skill is an error. */
   requireUse: boolean;
+  /** `--max-cost`, both arms' agents and judge together. */
+  spend: AgentSpend;
   command: string[] | null;
 }
 
@@ -69,8 +75,29 @@ export function skillSuite(
   const tally = new CaseTally();
   const judging = countingJudge(plan.judge);
   const settings = skillSettings(plan, arm);
-  const label = `${plan.setup.agent} ${arm.configuration}`;
+  const model = agentModel(plan.setup);
   const { scrub } = plan.setup.scrubber;
+  const { draws } = arm;
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const sampleRun = async (item: SkillItem, sample: number, { runDir, signal }: SampleContext) => {
+    const folder = path.join(runDir, sampleFolder(item.id, sample));
+    await mkdir(folder, { recursive: true });
+    const ran = await runAgentSample(
+      plan.setup,
+      { prompt: item.messages.at(-1)?.content ?? "", files: item.files, skill: arm.skill },
+      { folder, signal },
+    );
+    if (signal.aborted) return null;
+    const graded = await runCaseSample(item, sample, {
+      target: { complete: async () => chatResult(ran, model) },
+      judge: judging.judge,
+      judgeSamples: plan.config.eval.judgeSamples,
+      model,
+      signal,
+      scrub,
+    });
+    return delivered({ ...graded, skill: skillFields(ran, arm) }, ran, item, plan);
+  };
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,
@@ -89,31 +116,44 @@ export function skillSuite(
     manifestRoom: MANIFEST_ROOM,
     scrubber: plan.setup.scrubber,
     open: async () => {},
-    restore: async (row) => tally.add(row),
-    runSample: async (item, sample, { runDir, signal }) => {
-      const folder = path.join(runDir, sampleFolder(item.id, sample));
-      await mkdir(folder, { recursive: true });
-      const ran = await runAgentSample(
-        plan.setup,
-        { prompt: item.messages.at(-1)?.content ?? "", files: item.files, skill: arm.skill },
-        { folder, signal },
-      );
-      if (signal.aborted) return null;
-      const graded = await runCaseSample(item, sample, {
-        target: { complete: async () => chatResult(ran, label) },
-        judge: judging.judge,
-        judgeSamples: plan.config.eval.judgeSamples,
-        model: label,
-        signal,
-        scrub,
-      });
-      const row = delivered({ ...graded, skill: skillFields(ran, arm) }, ran, item, plan);
+    restore: async (row) => {
       tally.add(row);
-      return row;
+      draws?.restore(row);
+      plan.spend.restore(row);
     },
-    finish: (context) => finish(plan, { items, tally, settings }, context, judging.count),
+    runSample: async (item, sample, context) => {
+      const estimate = await plan.spend.admit(context.signal);
+      // Over the budget, a sample is not run: --resume with a higher cap runs it.
+      if (estimate === null) {
+        draws?.settled(item.id, sample, null);
+        return null;
+      }
+      try {
+        const row = await sampleRun(item, sample, context);
+        if (row === null) return null;
+        plan.spend.spent(row);
+        tally.add(row);
+        draws?.settled(item.id, sample, row.score);
+        return row;
+      } finally {
+        plan.spend.release(estimate);
+      }
+    },
+    ...(draws && {
+      draw: async (signal: AbortSignal) => {
+        const next = await draws.next(signal);
+        return next && { item: byId.get(next.id)!, sample: next.sample };
+      },
+    }),
+    finish: (context) =>
+      finish(plan, { items, tally, settings, drawn: draws !== undefined }, context, judging.count),
     close: async () => {},
   };
+}
+
+/** The agent's model as rows name it (so [pricing] prices it), else the agent's name. */
+function agentModel(setup: AgentSetup): string {
+  return setup.harness.model ?? setup.template.defaultModel ?? setup.agent;
 }
 
 /** Where a sample's files go in the run folder (skill-creator's `eval-<id>/run-<n>`). */
@@ -123,11 +163,11 @@ export function sampleFolder(id: string, sample: number): string {
 }
 
 /** The agent's work as the case machinery grades it; a failed run is an error row. */
-function chatResult(ran: AgentSample, label: string): ChatResult {
+function chatResult(ran: AgentSample, model: string): ChatResult {
   if (ran.error !== null) throw new Error(ran.error);
   return {
     text: evidenceText(ran),
-    model: ran.model ?? label,
+    model: ran.model ?? model,
     usage: {
       ...(ran.transcript.promptTokens === null
         ? {}
@@ -213,11 +253,11 @@ function skillSettings(plan: SkillPlan, arm: SkillArm): CaseSettings {
 
 async function finish(
   plan: SkillPlan,
-  run: { items: readonly SkillItem[]; tally: CaseTally; settings: CaseSettings },
+  run: { items: readonly SkillItem[]; tally: CaseTally; settings: CaseSettings; drawn: boolean },
   context: FinishContext,
   judgeCache: CaseRunMeta["judgeCache"],
 ): Promise<Finished<"cases", CaseReport>> {
-  const finished = finishedCases(
+  const all = finishedCases(
     { rows: context.tally, cases: run.items.map(withoutLine), tally: run.tally },
     context,
     {
@@ -227,13 +267,15 @@ async function finish(
       passThreshold: plan.config.eval.passThreshold,
       pricing: plan.config.pricing,
       concurrency: null,
-      budget: null,
-      budgetExceeded: false,
+      budget: plan.spend.budgetBlock,
+      budgetExceeded: plan.spend.exceeded,
       judgeCache,
       formats: plan.config.reportFormats,
       scrub: plan.setup.scrubber.scrub,
     },
   );
+  // A sequential arm planned the samples it drew (its grading files are added after).
+  const finished = run.drawn ? drawnCoverage(all, plan.config.reportFormats) : all;
   const gradings = finished.document.items.flatMap((item) =>
     item.outcomes.map((outcome) => ({
       name: `${sampleFolder(item.id, outcome.sample)}/grading.json`,
