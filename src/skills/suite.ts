@@ -9,6 +9,7 @@ import { type CaseRunMeta, drawnCoverage, finishedCases } from "../cases/suite.j
 import { CaseTally } from "../cases/tally.js";
 import { safeStem } from "../checks/stem.js";
 import type { Config } from "../config/load.js";
+import type { GraderSpec } from "../graders/types.js";
 import type { ChatResult } from "../model/types.js";
 import { gradingJson } from "../render/skill-creator.js";
 import {
@@ -88,7 +89,8 @@ export function skillSuite(
       { folder, signal },
     );
     if (signal.aborted) return null;
-    const graded = await runCaseSample(item, sample, {
+    const heard = new Map<string, string>();
+    const graded = await runCaseSample(withEvidence(item, heard), sample, {
       target: { complete: async () => chatResult(ran, model) },
       judge: judging.judge,
       judgeSamples: plan.config.eval.judgeSamples,
@@ -96,7 +98,8 @@ export function skillSuite(
       signal,
       scrub,
     });
-    return delivered({ ...graded, skill: skillFields(ran, arm) }, ran, item, plan);
+    const evidenced = { ...graded, ...reasonsOf(graded, heard), skill: skillFields(ran, arm) };
+    return delivered(evidenced, ran, item, plan);
   };
   return {
     kind: "cases",
@@ -149,6 +152,31 @@ export function skillSuite(
       finish(plan, { items, tally, settings, drawn: draws !== undefined }, context, judging.count),
     close: async () => {},
   };
+}
+
+/**
+ * The item with each grader's reason noted in `heard`, a pass's too: the case machinery keeps
+ * only a failure's, and grading.json shows every expectation's evidence.
+ */
+function withEvidence(item: SkillItem, heard: Map<string, string>): SkillItem {
+  const graders = item.graders.map(
+    (grader): GraderSpec => ({
+      ...grader,
+      grade: async (output, context) => {
+        const outcome = await grader.grade(output, context);
+        if (outcome.reason !== undefined) heard.set(grader.name, outcome.reason);
+        return outcome;
+      },
+    }),
+  );
+  return { ...item, graders };
+}
+
+/** The row's reasons with the passing graders' added (a failure's stays as graded). */
+function reasonsOf(row: CaseRow, heard: ReadonlyMap<string, string>): Pick<CaseRow, "reasons"> {
+  const passed = [...heard].filter(([name]) => row.marks[name] === true);
+  if (passed.length === 0) return {};
+  return { reasons: Object.fromEntries([...passed, ...Object.entries(row.reasons ?? {})]) };
 }
 
 /** The agent's model as rows name it (so [pricing] prices it), else the agent's name. */

@@ -43,7 +43,12 @@ describe("eb skill run", () => {
         errors: 0,
       },
       expectations: [
-        { text: "report.txt begins with the line BANANA-SKILL-OK", passed: true, evidence: "" },
+        {
+          text: "report.txt begins with the line BANANA-SKILL-OK",
+          passed: true,
+          // The judge's reason, a pass's too.
+          evidence: "report.txt starts with the marker",
+        },
       ],
       skill_used: true,
     });
@@ -76,6 +81,18 @@ describe("eb skill run", () => {
       expect.arrayContaining(["expectations", "summary", "timing", "execution_metrics"]),
     );
     expect(grading.summary).toEqual({ passed: 2, failed: 0, total: 2, pass_rate: 1 });
+    expect(grading.expectations).toEqual([
+      {
+        text: "report.txt begins with the line BANANA-SKILL-OK",
+        passed: true,
+        evidence: "report.txt starts with the marker",
+      },
+      {
+        text: "The final answer mentions report.txt",
+        passed: true,
+        evidence: "report.txt starts with the marker",
+      },
+    ]);
     expect(grading.execution_metrics).toMatchObject({
       total_tool_calls: 2,
       files_created: ["report.txt"],
