@@ -710,7 +710,8 @@ What runs:
   installed where the agent looks (.claude/skills/<name>/ for claude, .agents/skills/<name>/ for
   codex, …; see docs/skills.md). Both arms: the same agent, model, effort and timeout, run at
   once, at most --workers agents per arm at a time (default 4). The judge grades each expectation from the final answer, the transcript's tool calls and
-  the files the agent changed; a sample passes when all its expectations pass.
+  the files the agent changed; the deterministic checks in the skill's evals/eval_checks/ (eb
+  run's format) run on the workspace; a sample passes when all its expectations and checks pass.
 
 Delivery proof:
   A with-skill sample whose transcript shows no read of SKILL.md and no skill-tool call is

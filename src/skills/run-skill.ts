@@ -16,6 +16,7 @@ import { configOf } from "../run/options.js";
 import { newRunId } from "../run/provenance.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import type { AgentSetup } from "./agent-run.js";
+import { loadEvalChecks } from "./eval-checks.js";
 import { loadSkillEvals, type SkillEvalFile } from "./evals.js";
 import { evalItems, needsJudge, triggerItems } from "./items.js";
 import { readSkillFolder, type SkillFolder } from "./skill-dir.js";
@@ -120,6 +121,7 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     judgeVersions: endpoint.judgeVersions,
     requireUse: options.requireUse === true,
     spend,
+    checks: await loadEvalChecks(options.skill, config, environmentOf(options)),
     command: options.argv ? options.argv.map((arg) => endpoint.scrubber.scrub(arg)) : null,
   };
   if (!Number.isInteger(plan.k) || plan.k < 1)

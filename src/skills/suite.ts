@@ -20,6 +20,7 @@ import {
 } from "../report/record.js";
 import type { FinishContext, Finished, SampleContext, Suite } from "../run/suite.js";
 import { type AgentSample, type AgentSetup, runAgentSample } from "./agent-run.js";
+import { type CheckVerdict, type EvalChecks, runEvalChecks } from "./eval-checks.js";
 import { evidenceText } from "./evidence.js";
 import type { SkillFolder } from "./skill-dir.js";
 import type { AgentSpend } from "./spend.js";
@@ -57,6 +58,8 @@ export interface SkillPlan {
   requireUse: boolean;
   /** `--max-cost`, both arms' agents and judge together. */
   spend: AgentSpend;
+  /** The skill's `evals/eval_checks/`, run on each eval sample's workspace; null: none. */
+  checks: EvalChecks | null;
   command: string[] | null;
 }
 
@@ -83,10 +86,21 @@ export function skillSuite(
   const sampleRun = async (item: SkillItem, sample: number, { runDir, signal }: SampleContext) => {
     const folder = path.join(runDir, sampleFolder(item.id, sample));
     await mkdir(folder, { recursive: true });
+    const { checks } = plan;
+    const inspect =
+      checks === null || item.shouldTrigger !== null
+        ? undefined
+        : (workspace: string) =>
+            runEvalChecks(checks, item.id, {
+              workspace,
+              folder,
+              signal,
+              scrubber: plan.setup.scrubber,
+            });
     const ran = await runAgentSample(
       plan.setup,
       { prompt: item.messages.at(-1)?.content ?? "", files: item.files, skill: arm.skill },
-      { folder, signal },
+      { folder, signal, inspect },
     );
     if (signal.aborted) return null;
     const heard = new Map<string, string>();
@@ -99,7 +113,7 @@ export function skillSuite(
       scrub,
     });
     const evidenced = { ...graded, ...reasonsOf(graded, heard), skill: skillFields(ran, arm) };
-    return delivered(evidenced, ran, item, plan);
+    return delivered(checked(evidenced, ran.checks), ran, item, plan);
   };
   return {
     kind: "cases",
@@ -113,6 +127,9 @@ export function skillSuite(
     definitions: {
       [plan.evalsFile]: `sha256:${plan.evalsSha256}`,
       ...(arm.skill ? { [arm.skill.dir]: arm.skill.sha256 } : {}),
+      ...Object.fromEntries(
+        (plan.checks?.prepared ?? []).map((p) => [p.check.sourcePath, p.digest]),
+      ),
     },
     shard: null,
     command: plan.command,
@@ -177,6 +194,32 @@ function reasonsOf(row: CaseRow, heard: ReadonlyMap<string, string>): Pick<CaseR
   const passed = [...heard].filter(([name]) => row.marks[name] === true);
   if (passed.length === 0) return {};
   return { reasons: Object.fromEntries([...passed, ...Object.entries(row.reasons ?? {})]) };
+}
+
+/**
+ * The eval_checks' verdicts as the sample's marks beside the expectations', each with its
+ * evidence: a failing check fails the sample, one that could not run makes it an error.
+ */
+function checked(row: CaseRow, verdicts: readonly CheckVerdict[]): CaseRow {
+  if (verdicts.length === 0) return row;
+  const marks = { ...row.marks };
+  const reasons = { ...row.reasons };
+  for (const v of verdicts) {
+    marks[v.name] = v.status === "passed";
+    reasons[v.name] = v.reason;
+  }
+  const marked = { ...row, marks, reasons };
+  if (row.status === "error") return marked;
+  const broken = verdicts.filter((v) => v.status === "error");
+  if (broken.length > 0) {
+    const error = broken.map((v) => `${v.name}: ${v.reason}`).join("; ");
+    return { ...marked, score: 0, status: "error", reason: error, error };
+  }
+  const failed = verdicts.filter((v) => v.status === "failed");
+  if (failed.length === 0) return marked;
+  const why = failed.map((v) => `${v.name}: ${v.reason}`).join("; ");
+  const reason = row.reason === null ? why : `${row.reason}; ${why}`;
+  return { ...marked, score: 0, status: "failed", reason };
 }
 
 /** The agent's model as rows name it (so [pricing] prices it), else the agent's name. */
