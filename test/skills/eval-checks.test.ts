@@ -54,8 +54,9 @@ describe("eb skill run: the skill's eval_checks/", () => {
       ].join("\n"),
     );
     const result = await skillRun(root, env);
-    // Eval 2's check fails with the skill too: the gate (no worse) still passes.
-    expect(result.code).toBe(0);
+    // Eval 2's check fails in both arms; the other evals pass with the skill only.
+    expect(result.stdout).toContain("with_skill: 2/3 samples passed");
+    expect(result.stdout).toContain("without_skill: 0/3 samples passed");
     const folder = runFolder(root);
     const withRows = sortedRows<Row>(path.join(folder, "with_skill"));
     expect(withRows.map((row) => [row.id, row.status, row.marks])).toEqual([
