@@ -785,6 +785,10 @@ addSettingOptions(
       )
       .option("--seed <N>", "with --sequential: the seed of its draws (default 0)")
       .option(
+        "--resume <RUN>",
+        "finish an interrupted skill run (the folder it printed as Skill run folder): both arms, and the trigger queries, go on where their rows end; give the same flags",
+      )
+      .option(
         "--baseline-skill <DIR>",
         "compare with this version of the skill instead of with no skill",
       )

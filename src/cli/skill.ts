@@ -90,6 +90,7 @@ export async function skillRunCommand(skill: string, flags: SkillRunFlags): Prom
       k: integer("-k", flags.sequential ? sequentialK(flags).k : flags.k),
       sequential: flags.sequential ? (evals) => pairedDraws([evals], flags) : undefined,
       requireUse: flags.requireUse,
+      resume: flags.resume === undefined ? undefined : path.resolve(flags.cwd, flags.resume),
       cache: flags.cache,
       signal: interrupt.signal,
       argv: process.argv.slice(2),
@@ -100,7 +101,12 @@ export async function skillRunCommand(skill: string, flags: SkillRunFlags): Prom
       onWarning: printWarning,
     });
     process.stdout.write(`Skill run folder: ${terminalSafeLine(run.folder)}\n`);
-    if (interrupt.signal.aborted) return EXIT.interrupted;
+    if (interrupt.signal.aborted) {
+      process.stderr.write(
+        `Interrupted: run the same command with --resume ${terminalSafeLine(run.folder)} to finish both arms.\n`,
+      );
+      return EXIT.interrupted;
+    }
     const paired = await compareArms(run, flags, config.scope);
     const triggers = await writeTriggers(run);
     const out = [...paired.lines, ...triggers.lines].join("\n");

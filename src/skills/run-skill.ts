@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { missingAgentProgram } from "../agents/preflight.js";
@@ -14,6 +15,7 @@ import type { CaseRow } from "../report/record.js";
 import type { RunOptions } from "../run/options.js";
 import { configOf } from "../run/options.js";
 import { newRunId } from "../run/provenance.js";
+import { ROWS_FILE } from "../run/run-folder.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import type { AgentSetup } from "./agent-run.js";
 import { loadEvalChecks } from "./eval-checks.js";
@@ -129,7 +131,8 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
   // Every agent process and judge call of both arms listens to the one signal.
   setMaxListeners(Math.max(10, plan.workers * 8), signal);
   const draws = options.sequential?.({ config, cases: evals, lanes: plan.workers }) ?? null;
-  const folder = path.join(config.outputDir, newRunId(new Date()));
+  const folder = options.resume ?? path.join(config.outputDir, newRunId(new Date()));
+  if (options.resume !== undefined) resumable(options.resume);
   const run = (arm: SkillArm, items: readonly SkillItem[], armSignal: AbortSignal) =>
     items.length === 0
       ? Promise.resolve(null)
@@ -204,13 +207,25 @@ async function runArm(
   options: RunSkillOptions & { signal: AbortSignal; folder: string },
 ): Promise<ArmRun> {
   const outputDir = path.join(options.folder, arm.configuration);
+  // --resume: each arm finishes its own run folder; one never started starts there now.
+  const started = options.resume !== undefined && existsSync(path.join(outputDir, ROWS_FILE));
   const run = await runSuite(skillSuite(plan, arm, items), {
     ...options,
+    resume: started ? outputDir : undefined,
     onSample: (row) => options.onArmSample?.(arm.configuration, row),
     config: { ...plan.config, outputDir, outputDirFromFlag: true },
     flatOutput: true,
   });
   return { configuration: arm.configuration, skill: arm.skill, run };
+}
+
+/** A skill run's folder holds its arms' run folders: one without any is no skill run. */
+function resumable(folder: string): void {
+  const arms = ["without_skill", "old_skill", "with_skill"];
+  if (arms.some((arm) => existsSync(path.join(folder, arm, ROWS_FILE)))) return;
+  throw new InputError(
+    `--resume ${folder}: not a skill run's folder (no ${arms.join(", ")} run folder in it); pass the folder eb skill run printed as "Skill run folder"`,
+  );
 }
 
 /** --agent, --model and --effort over `[harness]`. */

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { sortedRows } from "../helpers/project.js";
+import { json, project, type Row, runFolder, skillRun, useJudge } from "./skill-project.js";
+
+useJudge();
+
+/** Keeps the manifest line and the first `rows` sample rows of an arm: a run cut short. */
+function cut(armDir: string, rows: number): void {
+  const file = path.join(armDir, "rows.jsonl");
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+  writeFileSync(file, `${lines.slice(0, rows + 1).join("\n")}\n`);
+}
+
+describe("eb skill run --resume", () => {
+  it("finishes both arms and the trigger queries where their rows end", async () => {
+    const { root, env } = project();
+    const first = await skillRun(root, env, ["-k", "2"]);
+    expect(first.code).toBe(0);
+    const folder = runFolder(root);
+    // An interrupt left 2 of 6 samples without the skill, 5 with it, and no trigger run.
+    cut(path.join(folder, "without_skill"), 2);
+    cut(path.join(folder, "with_skill"), 5);
+    rmSync(path.join(folder, "triggers"), { recursive: true });
+    rmSync(path.join(folder, "benchmark.json"));
+    const resumed = await skillRun(root, env, ["-k", "2", "--resume", folder]);
+    expect(resumed.stderr).not.toContain("Error");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(`Skill run folder: ${folder}`);
+    expect(resumed.stdout).toContain("without_skill: 0/6 samples passed");
+    expect(resumed.stdout).toContain("with_skill: 6/6 samples passed");
+    // 6 rows per arm: the kept ones are not run again (they would be 8 and 11), the cut ones are.
+    for (const arm of ["without_skill", "with_skill"]) {
+      expect(sortedRows<Row>(path.join(folder, arm))).toHaveLength(6);
+      expect(json(path.join(folder, arm, "report.json")).run).toMatchObject({ resumes: 1 });
+    }
+    expect(sortedRows<Row>(path.join(folder, "triggers"))).toHaveLength(4);
+    expect(existsSync(path.join(folder, "benchmark.json"))).toBe(true);
+    // Other settings are another run: refused.
+    const again = await skillRun(root, env, ["-k", "3", "--resume", folder], "other");
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("k changed");
+    const notSkillRun = await skillRun(root, env, ["--resume", path.join(root, "bin")]);
+    expect(notSkillRun.code).toBe(2);
+    expect(notSkillRun.stderr).toContain("not a skill run's folder");
+  });
+});
