@@ -10,7 +10,7 @@ import type { PairedDraws } from "../cases/paired-draws.js";
 import { openEndpoint, type Plan } from "../cases/plan.js";
 import type { CaseReport } from "../cases/report.js";
 import { type Config, environmentOf } from "../config/load.js";
-import { InputError } from "../errors.js";
+import { InputError, RunStoppedError } from "../errors.js";
 import type { CaseRow } from "../report/record.js";
 import type { RunOptions } from "../run/options.js";
 import { configOf } from "../run/options.js";
@@ -215,8 +215,17 @@ async function runArm(
     onSample: (row) => options.onArmSample?.(arm.configuration, row),
     config: { ...plan.config, outputDir, outputDirFromFlag: true },
     flatOutput: true,
+  }).catch((error: unknown) => {
+    throw wholeRun(error, outputDir, options.folder);
   });
   return { configuration: arm.configuration, skill: arm.skill, run };
+}
+
+/** An arm that cannot go on says how to finish the whole skill run, not the arm alone. */
+function wholeRun(error: unknown, armDir: string, folder: string): unknown {
+  if (!(error instanceof RunStoppedError)) return error;
+  const message = error.message.replaceAll(`--resume ${armDir}`, `--resume ${folder}`);
+  return new RunStoppedError(message, error.exitCode);
 }
 
 /** A skill run's folder holds its arms' run folders: one without any is no skill run. */

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sortedRows } from "../helpers/project.js";
+import { startLoopbackServer } from "../helpers/loopback-server.js";
+import { runEb, sortedRows } from "../helpers/project.js";
 import { json, project, type Row, runFolder, skillRun, useJudge } from "./skill-project.js";
 
 useJudge();
@@ -44,5 +45,27 @@ describe("eb skill run --resume", () => {
     const notSkillRun = await skillRun(root, env, ["--resume", path.join(root, "bin")]);
     expect(notSkillRun.code).toBe(2);
     expect(notSkillRun.stderr).toContain("not a skill run's folder");
+  });
+
+  it("a run stopped by a refused key says how to resume the whole skill run", async () => {
+    const { root, env } = project();
+    const refusing = await startLoopbackServer(() => ({
+      status: 401,
+      body: { error: { message: "bad key" } },
+    }));
+    try {
+      const args = ["skill", "run", "banana-skill", "--agent", "claude", "--judge", "judge-m"];
+      const result = await runEb(
+        [...args, "--api-base", refusing.baseURL, "--out", "out", "--cwd", root],
+        { cwd: root, env, timeoutMs: 120_000 },
+      );
+      expect(result.code).not.toBe(0);
+      const folder = runFolder(root);
+      expect(result.stderr).toContain(`--resume ${folder} `);
+      expect(result.stderr).not.toContain(`--resume ${path.join(folder, "with_skill")}`);
+      expect(result.stderr).not.toContain(`--resume ${path.join(folder, "without_skill")}`);
+    } finally {
+      await refusing.close();
+    }
   });
 });
