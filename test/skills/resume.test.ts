@@ -47,6 +47,24 @@ describe("eb skill run --resume", () => {
     expect(notSkillRun.stderr).toContain("not a skill run's folder");
   });
 
+  it("a --sequential run replays its draws from the rows and goes on to the verdict", async () => {
+    const { root, env } = project();
+    const flags = ["--sequential", "--max-k", "20", "--seed", "3"];
+    const first = await skillRun(root, env, flags);
+    expect(first.code).toBe(0);
+    const folder = runFolder(root);
+    const taken = sortedRows<Row>(path.join(folder, "with_skill")).length;
+    cut(path.join(folder, "without_skill"), 3);
+    cut(path.join(folder, "with_skill"), 4);
+    const resumed = await skillRun(root, env, [...flags, "--resume", folder]);
+    expect(resumed.code).toBe(0);
+    // The same seed and outcomes: the same draws, so the same samples in the end.
+    for (const arm of ["without_skill", "with_skill"]) {
+      expect(sortedRows<Row>(path.join(folder, arm))).toHaveLength(taken);
+    }
+    expect(json(path.join(folder, "benchmark.json")).comparison).toMatchObject({ verdict: "pass" });
+  });
+
   it("a run stopped by a refused key says how to resume the whole skill run", async () => {
     const { root, env } = project();
     const refusing = await startLoopbackServer(() => ({
