@@ -731,8 +731,8 @@ Sequential:
 
 Output (under --output-dir, default .eval-banana/results/<run id>/):
   without_skill/ (or old_skill/), with_skill/, triggers/   ordinary eb eval run folders
-      (rows.jsonl, report.json); each sample's transcript, changed files and grading.json
-      under eval-<id>/run-<n>/
+      (rows.jsonl, report.json); each sample's transcript, changed files, eval_checks'
+      streams (checks/) and grading.json under eval-<id>/run-<n>/
   benchmark.json   skill-creator's benchmark, with eb's paired comparison
   report.html      the two arms side by side per eval
   triggers.json    the trigger queries' rates
