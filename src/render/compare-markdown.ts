@@ -10,7 +10,7 @@ import {
   verdictSentence,
 } from "./compare-text.js";
 import { code, ID_CHARS } from "./markdown.js";
-import { fixed } from "./stats-text.js";
+import { fixed } from "./numbers.js";
 
 /** The first line of `eb compare --markdown`: a workflow finds its own sticky comment by it. */
 export const COMPARE_MARKER = "<!-- eval-banana:compare -->";

@@ -112,7 +112,7 @@ function idsLine(label: string, ids: readonly string[]): string {
   return `${label} ${countOf(ids.length, "item")}${ids.length > 0 ? `: ${shown}${more}` : ""}`;
 }
 
-export function signed(value: number): string {
-  if (Number.isNaN(value)) return "n/a";
+export function signed(value: number | null): string {
+  if (value === null || Number.isNaN(value)) return "n/a";
   return `${value >= 0 ? "+" : ""}${value.toFixed(4)}`;
 }

@@ -76,14 +76,16 @@ function missingWarnings(comparison: Comparison): string[] {
   return warnings;
 }
 
+/** `3 item(s): a, b, c`: what a run holds, for a message about runs that share none. */
+export function itemsText(run: RunRows): string {
+  const list = [...run.tally.items.keys()].sort();
+  return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
+}
+
 function noSharedItem(base: RunRows, cand: RunRows): string {
-  const ids = (run: RunRows) => {
-    const list = [...run.tally.items.keys()].sort();
-    return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
-  };
   return (
     `the runs share no item, so there is nothing to compare: the baseline ${base.file} has ` +
-    `${ids(base)}; the candidate ${cand.file} has ${ids(cand)}. Compare runs of the same checks or case file.`
+    `${itemsText(base)}; the candidate ${cand.file} has ${itemsText(cand)}. Compare runs of the same checks or case file.`
   );
 }
 
@@ -268,5 +270,3 @@ const INCONCLUSIVE_NOTE = {
   pass: " (--inconclusive pass)",
   fail: " (--inconclusive pass would accept it)",
 } as const;
-
-/** `paired compare with the baseline B at margin 0.02 → inconclusive (--inconclusive pass would accept it)` */
