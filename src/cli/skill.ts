@@ -126,7 +126,9 @@ async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
   if (undecided !== null) return { code: undecided, lines: [] };
   const gate = await baselineGate(baseline.run.runDir, { ...flags, scope }, undefined);
   const adjust = draws ? sequentialBlock(draws.result(), flags, draws.cases) : undefined;
-  const compared = await gate.compare(candidate.run.runDir, undefined, { adjust });
+  // with_skill's report.json (and report.md) gets the comparison, as an eb eval arm's does.
+  const formats = run.config.reportFormats;
+  const compared = await gate.compare(candidate.run.runDir, formats, { adjust });
   const document: RunDocument = { ...candidate.run.document, compare: compared.candDoc.compare };
   const text = benchmarkJson(
     { configuration: baseline.configuration, document: baseline.run.document },

@@ -95,6 +95,7 @@ export function benchmarkJson(baseline: Arm, candidate: Arm, meta: BenchmarkMeta
       verdict: compare.verdict,
       does_not_make_worse: compare.verdict === "pass",
       helps: (compare.sequential?.ci_low ?? compare.ci_low) > 0,
+      sequential: compare.sequential ?? null,
       margin: compare.margin,
       scope: compare.scope,
     },

@@ -53,15 +53,19 @@ describe("eb skill run --resume", () => {
     const first = await skillRun(root, env, flags);
     expect(first.code).toBe(0);
     const folder = runFolder(root);
-    const taken = sortedRows<Row>(path.join(folder, "with_skill")).length;
+    const drawsOf = () => {
+      const report = json(path.join(folder, "with_skill", "report.json"));
+      return (report.compare as { sequential: { draws: number } }).sequential.draws;
+    };
+    const draws = drawsOf();
     cut(path.join(folder, "without_skill"), 3);
     cut(path.join(folder, "with_skill"), 4);
     const resumed = await skillRun(root, env, [...flags, "--resume", folder]);
     expect(resumed.code).toBe(0);
-    // The same seed and outcomes: the same draws, so the same samples in the end.
-    for (const arm of ["without_skill", "with_skill"]) {
-      expect(sortedRows<Row>(path.join(folder, arm))).toHaveLength(taken);
-    }
+    // The same seed and outcomes: the same draws, so the verdict rests on as many as before
+    // (the rows may differ by the samples in flight when it was known).
+    expect(drawsOf()).toBe(draws);
+    expect(sortedRows<Row>(path.join(folder, "with_skill")).length).toBeGreaterThanOrEqual(draws);
     expect(json(path.join(folder, "benchmark.json")).comparison).toMatchObject({ verdict: "pass" });
   });
 

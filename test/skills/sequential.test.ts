@@ -43,7 +43,7 @@ describe("eb skill run --sequential", () => {
     expect(result.stdout).toMatch(/sequential/i);
     const benchmark = json(path.join(folder, "benchmark.json"));
     const comparison = benchmark.comparison as Record<string, unknown>;
-    expect(comparison).toMatchObject({ verdict: "pass" });
+    expect(comparison).toMatchObject({ verdict: "pass", sequential: { reason: "decided" } });
     // Stopped at "not worse": the confidence sequence, not the fixed-k interval, says "helps".
     expect(result.stdout).toContain("The skill helps: not shown");
     expect(result.stdout).toContain("--sequential stops once the gate's verdict is known");
