@@ -132,7 +132,7 @@ export function caseSuite(
  * A sequential arm plans no fixed number of samples: it planned those it drew, so its reports do
  * not count the cap's unrun samples as missing (the cases it never drew are still listed).
  */
-function drawnCoverage(
+export function drawnCoverage(
   finished: Finished<"cases", CaseReport>,
   formats: readonly RunFormat[],
 ): Finished<"cases", CaseReport> {
