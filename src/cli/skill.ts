@@ -129,7 +129,9 @@ async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
   // with_skill's report.json (and report.md) gets the comparison, as an eb eval arm's does.
   const formats = run.config.reportFormats;
   const compared = await gate.compare(candidate.run.runDir, formats, { adjust });
-  const document: RunDocument = { ...candidate.run.document, compare: compared.candDoc.compare };
+  // The comparison decides the run, so the page leads with the gate's verdict, not the threshold's.
+  const { compare, verdict, run_passed } = compared.candDoc;
+  const document: RunDocument = { ...candidate.run.document, compare, verdict, run_passed };
   const text = benchmarkJson(
     { configuration: baseline.configuration, document: baseline.run.document },
     { configuration: candidate.configuration, document },

@@ -109,6 +109,9 @@ describe("eb skill run", () => {
     const page = readFileSync(path.join(folder, "report.html"), "utf8");
     expect(page).toContain("without_skill");
     expect(page).toContain("with_skill");
+    // It leads with the paired gate's verdict, which decides the run, not the threshold's.
+    expect(page).toContain("paired compare with the baseline");
+    expect(page).not.toContain("≥ threshold");
     // Each sample keeps its transcript and the files the agent wrote.
     expect(
       readFileSync(path.join(folder, "with_skill/eval-0/run-1/outputs/report.txt"), "utf8"),
