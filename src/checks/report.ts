@@ -142,6 +142,7 @@ export function buildCheckReport(
         target: null,
         judge: timing.judge,
         samples_per_item: timing.samples,
+        sequential: null,
       },
       itemsPlanned: timing.itemsPlanned,
       planned: timing.planned,

@@ -3,7 +3,7 @@ import type { DocumentItem, RunDocument } from "../report/document.js";
 import { capitalized, noneFellShort } from "./failing.js";
 import { cell, code, codeBlock } from "./markdown.js";
 import { notRunBanner, notRunText } from "./not-run.js";
-import { budgetLine, itemCountsText, statusOf } from "./run-text.js";
+import { budgetLine, itemCountsText, plannedText, statusOf } from "./run-text.js";
 import { summaryMarkdown } from "./stats-markdown.js";
 
 /** report.md of a run: the Field table, then the checks (the seed's layout) or the cases. */
@@ -46,7 +46,7 @@ function caseFields(doc: RunDocument): string[] {
   const target = run.judge === null ? run.target : `${run.target}; judge ${run.judge}`;
   return [
     `| Target | ${code(target ?? "")} |`,
-    `| Samples | ${doc.stats.samples} of ${doc.samples_planned} planned (k=${run.samples_per_item ?? 1}) |`,
+    `| Samples | ${doc.stats.samples} ${plannedText(doc)} |`,
     `| Pass threshold | ${doc.pass_threshold} |`,
     `| Run passed | ${doc.run_passed ? "yes" : `no (${cell(doc.verdict.rule)})`} |`,
     ...(doc.duration_ms === null

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { MANIFEST_SHAPES, type Manifest, type RunKind } from "./record.js";
+import {
+  MANIFEST_SHAPES,
+  type Manifest,
+  type RunKind,
+  type SequentialRun,
+  sequentialRunSchema,
+} from "./record.js";
 
 /** Earlier versions wrote these only at the end. */
 const lenient = {
@@ -46,6 +52,8 @@ export interface ManifestSummary {
   ended_at: string | null;
   interrupted: boolean | null;
   budget_exceeded: boolean | null;
+  /** A sequential case run: its cap and why it stopped. */
+  sequential: SequentialRun | null;
   resumes: number;
   shards: string[] | null;
   merged_runs: string[] | null;
@@ -79,6 +87,7 @@ const summarySchema = z.object({
   ended_at: text,
   interrupted: flag,
   budget_exceeded: flag,
+  sequential: sequentialRunSchema.nullable().catch(null).default(null),
   resumes: count,
   shards: z.array(z.string()).nullable().catch(null).default(null),
   merged_runs: z.array(z.string()).nullable().catch(null).default(null),

@@ -342,6 +342,29 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(run.stdout).not.toContain("Interrupted");
   });
 
+  it("records what a sequential arm planned: eb report, its JSON and its page say it stopped, not that it was interrupted", async () => {
+    const root = flakyProject();
+    const args = [...targets("node flaky.mjs a", "node flaky.mjs b"), "--sequential"];
+    const run = await evalIn(root, [...args, "--margin", "0.1"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const second = results(root)[1]!;
+    const planned = { max_k: 10, stopped: "decided" };
+    expect(reportOf(second).run.sequential).toEqual(planned);
+    const shown = await runEb(["report", second, "--html", "page.html"], { cwd: root });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toContain("Interrupted");
+    expect(shown.stdout).toMatch(
+      /Samples: \d+ \(sequential, at most 10 per case per arm; stopped: the verdict is known\)/,
+    );
+    const json = await runEb(["report", second, "--json"], { cwd: root });
+    const read = JSON.parse(json.stdout);
+    expect(read.sequential).toEqual(planned);
+    expect(read.samples_planned).toBe(read.samples);
+    const page = readFileSync(path.join(root, "page.html"), "utf8");
+    expect(page).toContain('"sequential":{"max_k":10,"stopped":"decided"}');
+    expect(readFileSync(path.join(second, "report.md"), "utf8")).not.toContain("Interrupted");
+  });
+
   it("finds a regression early", async () => {
     const root = flakyProject();
     const run = await evalIn(root, [
