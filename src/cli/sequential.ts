@@ -115,8 +115,6 @@ export function sequentialBlock(
   const maxK = maxKOf(flags);
   return (block) => ({
     ...block,
-    // The verdict is of every case drawn from, sampled or not: "on these 20 cases".
-    paired: cases,
     verdict: decision.verdict ?? "inconclusive",
     sequential: {
       reason: decision.reason,
@@ -128,6 +126,7 @@ export function sequentialBlock(
       max_k: maxK,
       fixed_k_samples: maxK * cases,
       seed: Number(flags.seed ?? 0),
+      cases,
     },
   });
 }

@@ -35,6 +35,9 @@ const sequentialSchema = z
     max_k: z.number().describe("--max-k: samples per case per arm, on average, at the cap."),
     fixed_k_samples: count.describe("Samples per arm a fixed run at -k max_k takes."),
     seed: z.number().int(),
+    cases: count.describe(
+      "The cases it drew from, sampled or not: its verdict is on these (`paired` counts the items both arms sampled).",
+    ),
   })
   .describe("The sequential gate: its verdict is the block's.");
 
@@ -47,7 +50,7 @@ export const compareBlockSchema = z
     ci_high: z.number(),
     ci_level: z.number(),
     ci_method: z.enum(INTERVAL_METHODS),
-    paired: count.describe("Items in both runs; with `sequential`, the cases it drew from."),
+    paired: count.describe("Items in both runs."),
     margin: z.number(),
     verdict: z.enum(GATE_VERDICTS),
     scope: z

@@ -75,6 +75,12 @@ function results(root: string): string[] {
   return existsSync(dir) ? runFolders(dir) : [];
 }
 
+/** The case ids of a run folder's rows, one per row. */
+function rowIds(runDir: string): string[] {
+  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
+  return lines.slice(1).map((line) => JSON.parse(line).id);
+}
+
 function reportOf(runDir: string) {
   return JSON.parse(readFileSync(path.join(runDir, "report.json"), "utf8"));
 }
@@ -396,10 +402,16 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(failed.stdout).toContain(
       "stopped undecided: the budget (--max-samples, --max-cost) ran out",
     );
-    expect(failed.stdout).toContain("→ inconclusive on these");
-    const { sequential, verdict } = reportOf(results(root)[1]!).compare;
+    expect(failed.stdout).toContain("→ inconclusive on these 20 cases");
+    const { sequential, verdict, paired } = reportOf(results(root)[1]!).compare;
     expect(verdict).toBe("inconclusive");
-    expect(sequential).toMatchObject({ reason: "budget", draws: 10 });
+    expect(sequential).toMatchObject({ reason: "budget", draws: 10, cases: 20 });
+    // The fixed-k interval's items are those both arms sampled, not the 20 drawn from.
+    const sampled = results(root).map((dir) => new Set(rowIds(dir)));
+    const both = [...sampled[0]!].filter((id) => sampled[1]!.has(id)).length;
+    expect(both).toBeLessThan(20);
+    expect(paired).toBe(both);
+    expect(failed.stdout).toMatch(new RegExp(`CI \\[[^\\]]*\\] over ${both} items? `));
     const accepted = await evalIn(root, [...args, "--margin", "0.02", "--inconclusive", "pass"]);
     expect(accepted.code, accepted.stderr).toBe(0);
   });
