@@ -1,6 +1,7 @@
 import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { capitalized, noneFellShort } from "./failing.js";
+import { leaderboardMarkdown } from "./leaderboard-text.js";
 import { cell, code, codeBlock } from "./markdown.js";
 import { notRunBanner, notRunText } from "./not-run.js";
 import { budgetLine, itemCountsText, plannedText, statusOf } from "./run-text.js";
@@ -24,6 +25,7 @@ export function runMarkdown(doc: RunDocument): string {
     ...(doc.verdict.outcome === "budget_exhausted"
       ? [`| Budget exceeded | ${cell(budgetLine(doc))} |`]
       : []),
+    ...(doc.leaderboard ? ["", ...leaderboardMarkdown(doc.leaderboard)] : []),
     ...body,
   ];
   return `${lines.join("\n")}\n`;

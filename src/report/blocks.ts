@@ -212,3 +212,14 @@ export const leaderboardEntrySchema = z.strictObject({
   pareto_axis: z.enum(["cost", "latency_p50_ms"]).nullable(),
 });
 export type LeaderboardEntry = z.output<typeof leaderboardEntrySchema>;
+
+/** A leaderboard in a run's document: eb eval's arms (three or more), in the last arm's. */
+export const leaderboardBlockSchema = z
+  .strictObject({
+    entries: z.array(leaderboardEntrySchema).describe("Best first."),
+    level: z.number().describe("The level of each run's own interval."),
+    paired_level: z.number().describe("The level of each paired interval with the best."),
+    comparisons: count.describe("Comparisons with the best: runs − 1 (Bonferroni over them)."),
+  })
+  .describe("The runs ranked, each paired with the best by item (as eb report A B C).");
+export type LeaderboardBlock = z.output<typeof leaderboardBlockSchema>;

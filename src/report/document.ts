@@ -5,7 +5,7 @@
  * renderers of it (src/render/), and never read the rows again.
  */
 import { z } from "zod";
-import { compareBlockSchema, pairwiseBlockSchema } from "./blocks.js";
+import { compareBlockSchema, leaderboardBlockSchema, pairwiseBlockSchema } from "./blocks.js";
 import { coverageOf, coverageShape } from "./coverage.js";
 import { applyGate, countOf, type GateInput, thresholdRule } from "./gate.js";
 import { outcomeSchema } from "./outcome.js";
@@ -154,6 +154,7 @@ export const documentShape = {
     .describe("Items the run planned and never ran, when the run names them."),
   compare: compareBlockSchema.nullable(),
   pairwise: pairwiseBlockSchema.nullable(),
+  leaderboard: leaderboardBlockSchema.nullable(),
 };
 export const runDocumentSchema = z
   .strictObject(documentShape)
@@ -236,6 +237,7 @@ export function buildDocument(
       .map(({ id, stratum }) => ({ id, stratum: stratum ?? "" })),
     compare: null,
     pairwise: null,
+    leaderboard: null,
   };
 }
 

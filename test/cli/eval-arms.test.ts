@@ -220,6 +220,24 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
     );
     const verdicts = results(root).map((dir) => reportOf(dir).compare?.verdict ?? null);
     expect(verdicts).toEqual([null, "pass", "regression"]);
+    // The last arm's reports carry the leaderboard the terminal printed.
+    const last = results(root)[2]!;
+    const { leaderboard } = reportOf(last);
+    expect(leaderboard.comparisons).toBe(2);
+    expect(leaderboard.entries.map((e: { run_id: string }) => e.run_id)).toHaveLength(3);
+    expect(leaderboard.entries.at(-1)).toMatchObject({ best: false });
+    expect(
+      results(root)
+        .slice(0, 2)
+        .map((dir) => reportOf(dir).leaderboard),
+    ).toEqual([null, null]);
+    const markdown = readFileSync(path.join(last, "report.md"), "utf8");
+    expect(markdown).toContain("## Leaderboard of 3 runs, best pass rate first");
+    expect(markdown).toContain(
+      `| ${leaderboard.entries[0].rank} | \`${leaderboard.entries[0].run_id}\``,
+    );
+    const page = readFileSync(path.join(last, "report.html"), "utf8");
+    expect(page).toContain('"board":{"rows":[');
   });
 
   it.each([
