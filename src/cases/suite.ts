@@ -122,7 +122,8 @@ export function caseSuite(
       },
     }),
     finish: async (context) => finish(shard, tally, context, judging.count, draws?.plan() ?? null),
-    close: async () => {},
+    // An arm's share of a --max-cost shared with other arms goes to them.
+    close: async () => plan.budget?.end(),
   };
 }
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { SharedBudget } from "../cases/budget.js";
 import type { RunCasesOptions } from "../cases/options.js";
 import type { PairedDraws } from "../cases/paired-draws.js";
 import type { Plan } from "../cases/plan.js";
@@ -216,6 +217,8 @@ async function planArms(
   hooks: ArmHooks,
 ): Promise<PlannedCases[]> {
   const planned: PlannedCases[] = [];
+  // --max-cost is the command's: one budget across the arms.
+  const sharedBudget = new SharedBudget(armFlags.length);
   for (const [i, flags] of armFlags.entries()) {
     // A signal of its own: each run listens on it in several places.
     const own = new AbortController();
@@ -227,6 +230,7 @@ async function planArms(
       onBatchStatus: (status) => process.stderr.write(`arm ${i + 1}: ${batchLine(status)}\n`),
       onWarning: hooks.onWarning,
       argv: hooks.argv,
+      sharedBudget,
     };
     planned.push(await planCases(options));
   }

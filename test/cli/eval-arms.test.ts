@@ -240,6 +240,34 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
     expect(page).toContain('"board":{"rows":[');
   });
 
+  it("--max-cost is one budget for all arms together", async () => {
+    // Answers (7 tokens) at $1000 per million, the prompt free: a call costs $0.007, estimated
+    // at --max-tokens 8 ($0.008, never less than it costs): $0.14 buys at most 20 calls in all.
+    const prices = ["good", "twin"].map(
+      (model) => `[pricing."${model}"]\ninput_per_mtok = 0.0\noutput_per_mtok = 1000.0\n`,
+    );
+    const root = makeProject({
+      "cases.jsonl": rightCases(IDS),
+      ".eval-banana/config.toml": prices.join("\n"),
+    });
+    const args = ["-m", "good", "-m", "twin", "--api-base", server.baseURL, "-k", "2"];
+    const run = await evalIn(root, [...args, "--max-cost", "0.14", "--max-tokens", "8"], {
+      EVAL_BANANA_API_KEY: "sk-test",
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const rows = results(root).map((dir) => rowIds(dir).length);
+    expect(rows[0]! + rows[1]!).toBeGreaterThanOrEqual(17);
+    expect(rows[0]! + rows[1]!).toBeLessThanOrEqual(20);
+    // Each arm its share: the first to start does not spend the cap alone.
+    expect(Math.min(...rows)).toBeGreaterThanOrEqual(8);
+    for (const dir of results(root)) {
+      const { budget, budget_exceeded } = reportOf(dir);
+      expect(budget.max_cost).toBe(0.14);
+      expect(budget.spent).toBeLessThanOrEqual(0.14 + 1e-9);
+      expect(budget_exceeded).toBe(true);
+    }
+  });
+
   it.each([
     [["--baseline", "latest"], "drop --baseline"],
     [["--pass-threshold", "0.5"], "drop --pass-threshold"],
@@ -435,7 +463,7 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
   });
 
   it("stops at --max-cost undecided: inconclusive for the budget, not a failed candidate", async () => {
-    // A loopback call (11 + 7 tokens) costs $0.018 at these prices: $1 buys each arm ~55.
+    // A loopback call (11 + 7 tokens) costs $0.018 at these prices: $1 buys ~55 in all.
     const prices = ["good", "twin"].map(
       (model) => `[pricing."${model}"]\ninput_per_mtok = 1000.0\noutput_per_mtok = 1000.0\n`,
     );
