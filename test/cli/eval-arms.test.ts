@@ -37,6 +37,17 @@ function evalIn(root: string, args: readonly string[], env: NodeJS.ProcessEnv = 
   return runEb(["eval", "cases.jsonl", ...args], { cwd: root, env });
 }
 
+/** Cases for models "good" and "twin", priced at $1000 per million answer tokens. */
+function pricedProject(inputPerMtok: string): string {
+  const prices = ["good", "twin"].map(
+    (model) => `[pricing."${model}"]\ninput_per_mtok = ${inputPerMtok}\noutput_per_mtok = 1000.0\n`,
+  );
+  return makeProject({
+    "cases.jsonl": rightCases(IDS),
+    ".eval-banana/config.toml": prices.join("\n"),
+  });
+}
+
 /** `--target A --target B …`: one arm per command. */
 function targets(...commands: string[]): string[] {
   return commands.flatMap((command) => ["--target", command]);
@@ -243,13 +254,7 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
   it("--max-cost is one budget for all arms together", async () => {
     // Answers (7 tokens) at $1000 per million, the prompt free: a call costs $0.007, estimated
     // at --max-tokens 8 ($0.008, never less than it costs): $0.14 buys at most 20 calls in all.
-    const prices = ["good", "twin"].map(
-      (model) => `[pricing."${model}"]\ninput_per_mtok = 0.0\noutput_per_mtok = 1000.0\n`,
-    );
-    const root = makeProject({
-      "cases.jsonl": rightCases(IDS),
-      ".eval-banana/config.toml": prices.join("\n"),
-    });
+    const root = pricedProject("0.0");
     const args = ["-m", "good", "-m", "twin", "--api-base", server.baseURL, "-k", "2"];
     const run = await evalIn(root, [...args, "--max-cost", "0.14", "--max-tokens", "8"], {
       EVAL_BANANA_API_KEY: "sk-test",
@@ -464,13 +469,7 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
 
   it("stops at --max-cost undecided: inconclusive for the budget, not a failed candidate", async () => {
     // A loopback call (11 + 7 tokens) costs $0.018 at these prices: $1 buys ~55 in all.
-    const prices = ["good", "twin"].map(
-      (model) => `[pricing."${model}"]\ninput_per_mtok = 1000.0\noutput_per_mtok = 1000.0\n`,
-    );
-    const root = makeProject({
-      "cases.jsonl": rightCases(IDS),
-      ".eval-banana/config.toml": prices.join("\n"),
-    });
+    const root = pricedProject("1000.0");
     const args = ["-m", "good", "-m", "twin", "--api-base", server.baseURL, "--sequential"];
     const key = { EVAL_BANANA_API_KEY: "sk-test" };
     // An answer not seen yet is estimated at 512 tokens: $0.5 refuses the very first sample.
@@ -514,10 +513,13 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(sequentialOf(root)).toEqual(sequentialOf(whole));
   });
 
-  it("samples the candidate alone against a stored --baseline run", async () => {
+  it("samples the candidate alone against a stored --baseline run it cannot re-run", async () => {
     const root = flakyProject();
     const base = await evalIn(root, ["--target", "node flaky.mjs a", "-k", "5"]);
     expect(base.code).toBe(1);
+    // The same cases in another order: another case file than the one the baseline ran.
+    const file = path.join(root, "cases.jsonl");
+    writeFileSync(file, `${readFileSync(file, "utf8").trim().split("\n").reverse().join("\n")}\n`);
     const run = await evalIn(root, [
       "--target",
       "node flaky.mjs b 0.5",
@@ -528,10 +530,33 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
       "0.1",
     ]);
     expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain("is not sampled again (it ran another version of the case file)");
     expect(run.stdout).toContain("→ regression on these 20 cases → failed");
     const { sequential } = reportOf(results(root)[1]!).compare;
     expect(sequential.reason).toBe("decided");
     expect(sequential.samples).toHaveLength(1);
+  });
+
+  it("samples a --baseline run's target live, as a second arm, when its manifest lets eb re-run it", async () => {
+    const root = flakyProject();
+    const base = await evalIn(root, ["--target", "node flaky.mjs a", "-k", "5"]);
+    expect(base.code).toBe(1);
+    const args = ["--target", "node flaky.mjs b 0.5", "--baseline", "latest", "--sequential"];
+    const run = await evalIn(root, [...args, "--margin", "0.1"]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      "its manifest lets eb re-run its target (node flaky.mjs a), so it is sampled live as arm 1",
+    );
+    expect(run.stdout).toContain("→ regression on these 20 cases → failed");
+    const [, live, candidate] = results(root);
+    const { sequential } = reportOf(candidate!).compare;
+    expect(sequential.reason).toBe("decided");
+    expect(sequential.samples).toHaveLength(2);
+    expect(reportOf(live!).target).toEqual({ kind: "command", command: "node flaky.mjs a" });
+    // Each arm's command names both targets, the baseline's first: --resume finishes them.
+    const command = reportOf(candidate!).run.command;
+    expect(command).toMatch(/--target node flaky\.mjs a .*--target node flaky\.mjs b 0\.5/);
+    expect(command).not.toContain("--baseline");
   });
 
   it.each([
