@@ -271,9 +271,11 @@ average, i.e. K x cases samples per arm, what a fixed run at -k K takes; or at t
 (--max-samples N or --max-cost, both for all arms together): then the verdict is
 inconclusive with the reason (max-k, budget), never a failure of the candidate, and the exit
 code follows --inconclusive. Every sample is a row of its arm's run folder; the comparison says
-how many samples each arm took and what the fixed run would have taken. With --baseline RUN
-only the candidate is sampled, against the stored run's mean score per case (see
-docs/statistics.md). Not with -k, --batch or --shard.
+how many samples each arm took and what the fixed run would have taken. With --baseline RUN,
+RUN's target is sampled live as arm 1 when its manifest lets eb re-run it (the same case file;
+the same model, --api-base, --temperature and --max-tokens, or the same --target command);
+otherwise only the candidate is sampled, against the stored run's mean score per case (stderr
+says which; see docs/statistics.md). Not with -k, --batch or --shard.
 
 Exit codes:
   0    the gate passed
