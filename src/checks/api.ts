@@ -1,12 +1,8 @@
 import { environmentOf, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import { takeShard } from "../run/shard.js";
-import { preflight, type Selected, selectChecks } from "./preflight.js";
+import { preflight, type Selected, type Selection, selectChecks } from "./preflight.js";
 
-export interface ChecksQuery extends LoadConfigOptions {
-  checkDir?: string | undefined;
-  checkIds?: readonly string[] | undefined;
-  tags?: readonly string[] | undefined;
-}
+export interface ChecksQuery extends LoadConfigOptions, Selection {}
 
 /**
  * The checks `eb list` shows, in discovery order, and the warnings found loading them (config

@@ -10,45 +10,22 @@ import { selectChecks } from "./preflight.js";
 import { type RunChecksOptions, resumedChecks, resumedSamples } from "./run-checks.js";
 
 /** The runs of one judge agent and model, over the checks it judges. */
-export interface JudgeRuns {
-  agent: string | null;
-  model: string | null;
+export interface JudgeRuns extends JudgeRun {
   checks: number;
   /** Agent runs: checks × samples, each one judge call. */
   runs: number;
-  /** `[pricing."MODEL"] per_run`; null when unknown. */
-  price: number | null;
   /** Why eb run would stop before this judge runs (no agent set, its program not found). */
   stop: string | null;
 }
 
 /** What `eb run --dry-run` prints: the work of a run, and what its judges would cost. */
-export interface CheckDryRun {
-  checks: number;
-  /** The checks to run, in discovery order: id and type. */
-  listed: { id: string; type: string }[];
-  samples: number;
-  /** Samples still to run: all of them, or with --resume those the run does not have. */
-  toRun: number;
-  /** Script runs of the deterministic checks still to run. */
-  scripts: number;
-  judges: JudgeRuns[];
-  /** Dollars of the judge runs; null when a judge has no price (0 without judges). */
-  cost: number | null;
-  shard: string | null;
-  maxCost: number | null;
-  /** The run folder --resume finishes, or null. */
-  resumed: string | null;
-}
+export type CheckDryRun = Awaited<ReturnType<typeof dryRunChecks>>["plan"];
 
 /**
  * Finds and loads the checks as `eb run` would (its shard, and with `--resume` the run's own
  * checks, samples and shard, less the samples it has); runs nothing, not even Python.
  */
-export async function dryRunChecks(
-  options: RunChecksOptions,
-  env: NodeJS.ProcessEnv,
-): Promise<{ plan: CheckDryRun; warnings: string[] }> {
+export async function dryRunChecks(options: RunChecksOptions, env: NodeJS.ProcessEnv) {
   const resumed = options.resume === undefined ? null : manifestOfRun(options.resume, "checks");
   const config = resumedConfig(await configOf(options), options, resumed);
   const { checks: found, warnings } = await selectChecks(config, options);
@@ -76,16 +53,21 @@ export async function dryRunChecks(
   const costs = lines.map((line) => (line.price === null ? null : line.price * line.runs));
   const plan = {
     checks: checks.length,
+    /** The checks to run, in discovery order: id and type. */
     listed: checks.map(({ id, type }) => ({ id, type })),
     samples,
+    /** Samples still to run: all of them, or with --resume those the run does not have. */
     toRun: checks.reduce((sum, check) => sum + toRun(check.id), 0),
+    /** Script runs of the deterministic checks still to run. */
     scripts: checks
       .filter((check) => check.type === "deterministic")
       .reduce((sum, check) => sum + toRun(check.id), 0),
     judges: lines,
+    /** Dollars of the judge runs; null when a judge has no price (0 without judges). */
     cost: costs.includes(null) ? null : costs.reduce<number>((sum, x) => sum + (x ?? 0), 0),
     shard: config.shard === null ? null : shardText(config.shard),
     maxCost: config.maxCost,
+    /** The run folder --resume finishes, or null. */
     resumed: options.resume ?? null,
   };
   return { plan, warnings };

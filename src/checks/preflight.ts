@@ -7,14 +7,7 @@ import { findChecks, loadChecks, type SelectOptions } from "./load.js";
 import type { Check } from "./types.js";
 
 /** Which checks a command takes. */
-export interface Selection {
-  /** Scan only this folder (relative to the project root). */
-  checkDir?: string | undefined;
-  /** Only the checks with these ids or id globs (`schema_*`); other files need not be valid. */
-  checkIds?: readonly string[] | undefined;
-  /** Checks with at least one of these tags. */
-  tags?: readonly string[] | undefined;
-}
+export type Selection = Pick<SelectOptions, "checkDir" | "checkIds" | "tags">;
 
 export interface Selected {
   checks: Check[];

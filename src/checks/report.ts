@@ -3,10 +3,9 @@ import { z } from "zod";
 import { lastCodePoints } from "../process/tail.js";
 import {
   buildDocument,
+  type DocumentMeta,
   documentShape,
   type ItemText,
-  type RunDocument,
-  type RunProvenance,
 } from "../report/document.js";
 import { applyGate, gateOf } from "../report/gate.js";
 import { type Status, statusSchema } from "../report/record.js";
@@ -93,79 +92,42 @@ export const checkReportSchema = z
   .describe("report.json of eb run (checks).");
 export type CheckReport = z.output<typeof checkReportSchema>;
 
-export interface ReportTiming {
+/** What a check run's report needs beyond its results and rows: a document's meta, all known. */
+export interface CheckReportMeta extends DocumentMeta {
   runId: string;
   projectRoot: string;
-  outputDir: string;
   startedAt: string;
   completedAt: string;
   durationMs: number;
-  passThreshold: number;
-  interrupted: boolean;
-  provenance: RunProvenance;
-  /** The judge agent, when a check is judged by one. */
-  judge: string | null;
-  /** The checks the run set out with (their ids when known), and the samples of each. */
-  itemsPlanned: number;
-  planned?: readonly { id: string }[];
   /** The line of each check's id in its YAML, when known. */
   lines?: ReadonlyMap<string, number>;
-  samples: number;
-  budget: RunDocument["budget"];
-  /** `--max-cost` left judge runs unrun. */
-  budgetExhausted: boolean;
 }
 
 /** report.json of `eb run`: the seed's fields, and beside them the run document's. */
 export function buildCheckReport(
   checks: CheckResult[],
   tally: RowTally,
-  timing: ReportTiming,
+  meta: CheckReportMeta,
   options: SummaryOptions = {},
 ): CheckReport {
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   const total = checks.length;
   const points = checks.reduce((sum, check) => sum + check.score, 0);
   const byId = new Map(checks.map((check) => [check.check_id, check]));
-  const document = buildDocument(
-    tally,
-    {
-      kind: "checks",
-      runId: timing.runId,
-      projectRoot: timing.projectRoot,
-      location: timing.outputDir,
-      startedAt: timing.startedAt,
-      completedAt: timing.completedAt,
-      durationMs: timing.durationMs,
-      run: {
-        ...timing.provenance,
-        target: null,
-        judge: timing.judge,
-        samples_per_item: timing.samples,
-        sequential: null,
-      },
-      itemsPlanned: timing.itemsPlanned,
-      planned: timing.planned,
-      passThreshold: timing.passThreshold,
-      interrupted: timing.interrupted,
-      budget: timing.budget,
-      budgetExhausted: timing.budgetExhausted,
-    },
-    {
-      ...options,
-      text: (id) => checkText(byId.get(id), timing.projectRoot, timing.lines?.get(id)),
-    },
-  );
+  const document = buildDocument(tally, meta, {
+    ...options,
+    text: (id) => checkText(byId.get(id), meta.projectRoot, meta.lines?.get(id)),
+  });
   const { kind: _, ...fields } = document;
   return {
     schema_version: 1,
     ...fields,
     kind: "checks",
-    run_id: timing.runId,
-    project_root: timing.projectRoot,
-    started_at: timing.startedAt,
-    completed_at: timing.completedAt,
-    duration_ms: timing.durationMs,
+    run_id: meta.runId,
+    project_root: meta.projectRoot,
+    started_at: meta.startedAt,
+    completed_at: meta.completedAt,
+    duration_ms: meta.durationMs,
     total_checks: total,
     passed_checks: count("passed"),
     failed_checks: count("failed"),
@@ -174,7 +136,7 @@ export function buildCheckReport(
     total_points: total,
     percentage: total === 0 ? 0 : Math.round((points / total) * 1000) / 10,
     meets_threshold: applyGate(gateOf(document)).meetsThreshold,
-    ...(timing.interrupted ? { interrupted: true as const } : {}),
+    ...(meta.interrupted ? { interrupted: true as const } : {}),
     checks,
   };
 }

@@ -88,7 +88,7 @@ export function resumedSamples(
  * compile is that check's error, found before it runs (never a `failed` check). The compile
  * goes on while the run folder is set up; each check waits for its verdict before it starts.
  */
-function prepareChecks(
+export function prepareChecks(
   checks: readonly Check[],
   python: PythonInterpreter,
   where: { cwd: string; env: NodeJS.ProcessEnv },

@@ -12,6 +12,7 @@ import {
   summaryWithin,
 } from "../render/github.js";
 import { brokeReason } from "../render/junit.js";
+import type { ComparedRuns } from "../report/compare-runs.js";
 import type { RunDocument } from "../report/document.js";
 import { type GithubEnv, githubAsked, githubEnv } from "./github-env.js";
 import { printWarning, writeCommands } from "./output.js";
@@ -30,10 +31,7 @@ export interface FinishedRun {
 }
 
 /** What `eb eval --baseline` decided, beside the run: both documents, the comparison in the second. */
-export interface BaselineOutcome {
-  baseDoc: RunDocument;
-  candDoc: RunDocument;
-}
+export type BaselineOutcome = Pick<ComparedRuns, "baseDoc" | "candDoc">;
 
 /** After `eb run` or `eb eval`: the job summary and annotations, when GitHub Actions asks. */
 export function runToGithub(run: FinishedRun): Promise<void> {

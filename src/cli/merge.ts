@@ -24,10 +24,10 @@ export async function mergeCommand(runs: string[], flags: MergeFlags): Promise<n
     argv: process.argv.slice(2),
     onWarning: printWarning,
   });
-  if (flags.json) {
-    process.stdout.write(await readFile(path.join(merged.runDir, "report.json"), "utf8"));
-    return merged.exitCode;
-  }
-  process.stdout.write(runText(terminalSafeStrings(merged.report)));
+  process.stdout.write(
+    flags.json
+      ? await readFile(path.join(merged.runDir, "report.json"), "utf8")
+      : runText(terminalSafeStrings(merged.report)),
+  );
   return merged.exitCode;
 }

@@ -39,8 +39,7 @@ function optionHelp(setting: Setting): string {
   // Not commander's default(): a default value given as a flag would beat the env and the file.
   const fallback =
     setting.default === undefined ? "" : ` (default: ${JSON.stringify(setting.default)})`;
-  const env = envName(setting);
-  return `${setting.help}${fallback}${env === undefined ? "" : ` [env: ${env}]`}`;
+  return `${setting.help}${fallback} [env: ${envName(setting)}]`;
 }
 
 /** The flags the user gave, keyed like the settings table, for loadConfig (`--out` included). */

@@ -693,6 +693,7 @@ skill
 
 const SKILL_SETTINGS = [
   "core.output_dir",
+  "eval.max_cost",
   "harness.timeout_seconds",
   "eval.api_base",
   "eval.judge",
@@ -714,7 +715,8 @@ What runs:
   installed where the agent looks (.claude/skills/<name>/ for claude, .agents/skills/<name>/ for
   codex, …; see docs/skills.md). Both arms: the same agent, model, effort and timeout, run at
   once, at most --workers agents per arm at a time (default 4). The judge grades each expectation from the final answer, the transcript's tool calls and
-  the files the agent changed; a sample passes when all its expectations pass.
+  the files the agent changed; the deterministic checks in the skill's evals/eval_checks/ (eb
+  run's format) run on the workspace; a sample passes when all its expectations and checks pass.
 
 Delivery proof:
   A with-skill sample whose transcript shows no read of SKILL.md and no skill-tool call is
@@ -722,10 +724,20 @@ Delivery proof:
   --require-use is an error. Trigger queries ({query, should_trigger}) run with the skill;
   each gets its trigger rate with a 95% Wilson interval, and false triggers are counted.
 
+Sequential:
+  --sequential samples until the paired verdict is known instead of k samples of each eval,
+  with eb eval's arms' sequential gate: each step picks an eval (seeded by --seed) and runs it
+  once in each arm; the run stops once the confidence sequence of the uplift decides pass or
+  regression, or undecided (inconclusive, never a failure of the skill) at --max-k K samples per
+  eval per arm on average (default 10), at --max-samples N (both arms together) or when
+  --max-cost USD is spent. --max-cost ([eval] max_cost) caps the whole run, both arms' agents
+  and the judge: an agent sample is priced from its transcript's tokens at [pricing."MODEL"] of
+  the agent's model (-m), so the model needs a price. The trigger queries run --max-k times each.
+
 Output (under --output-dir, default .eval-banana/results/<run id>/):
   without_skill/ (or old_skill/), with_skill/, triggers/   ordinary eb eval run folders
-      (rows.jsonl, report.json); each sample's transcript, changed files and grading.json
-      under eval-<id>/run-<n>/
+      (rows.jsonl, report.json); each sample's transcript, changed files, eval_checks'
+      streams (checks/) and grading.json under eval-<id>/run-<n>/
   benchmark.json   skill-creator's benchmark, with eb's paired comparison
   report.html      the two arms side by side per eval
   triggers.json    the trigger queries' rates
@@ -764,6 +776,23 @@ addSettingOptions(
         "the agent's reasoning effort (default: [harness] reasoning_effort)",
       )
       .option("-k <N>", "samples per eval and arm (default 1)")
+      .option(
+        "--sequential",
+        "sample both arms until the paired verdict is known instead of k samples of each eval (see Sequential below)",
+      )
+      .option(
+        "--max-k <K>",
+        "with --sequential: stop undecided at K samples per eval per arm on average (default 10)",
+      )
+      .option(
+        "--max-samples <N>",
+        "with --sequential: stop undecided (reason budget) once both arms together took N samples",
+      )
+      .option("--seed <N>", "with --sequential: the seed of its draws (default 0)")
+      .option(
+        "--resume <RUN>",
+        "finish an interrupted skill run (the folder it printed as Skill run folder): both arms, and the trigger queries, go on where their rows end; give the same flags",
+      )
       .option(
         "--baseline-skill <DIR>",
         "compare with this version of the skill instead of with no skill",

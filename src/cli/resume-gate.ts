@@ -1,5 +1,5 @@
 import path from "node:path";
-import { readManifest } from "../run/rows.js";
+import { manifestAt } from "./run-location.js";
 
 /** The flags that decide a run's gate, by their attribute in the parsed flags. */
 const GATE_FLAGS = {
@@ -47,13 +47,9 @@ export function withRunGate<F extends { resume?: string | undefined }>(
 
 /** The command line a run recorded (its arguments after `eb`), or none. */
 function recordedCommand(runDir: string): readonly string[] {
-  try {
-    const manifest = readManifest(path.join(runDir, "rows.jsonl"));
-    const command = manifest !== null && "command" in manifest ? manifest.command : null;
-    return Array.isArray(command) ? command.filter((arg) => typeof arg === "string") : [];
-  } catch {
-    return [];
-  }
+  const manifest = manifestAt(path.join(runDir, "rows.jsonl"));
+  const command = manifest !== null && "command" in manifest ? manifest.command : null;
+  return Array.isArray(command) ? command.filter((arg) => typeof arg === "string") : [];
 }
 
 /** The value of `--flag VALUE` or `--flag=VALUE` (the last one, as the parser takes it). */

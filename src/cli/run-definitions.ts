@@ -7,7 +7,7 @@ import type { Manifest } from "../index.js";
 import type { ItemPlace } from "../render/github.js";
 import { parseJsonOrNull } from "../report/json.js";
 import { parseManifest } from "../report/manifest.js";
-import { readManifest } from "../run/rows.js";
+import { manifestAt } from "./run-location.js";
 
 /** What a run folder says about its items' definitions, beyond the rows. */
 export interface RunDefinitions {
@@ -28,7 +28,7 @@ const NONE: RunDefinitions = { projectRoot: null, places: new Map() };
  * other cases. Nothing here fails: a place that cannot be known is left out.
  */
 export async function runDefinitions(rowsFile: string): Promise<RunDefinitions> {
-  const manifest = manifestOf(rowsFile);
+  const manifest = parseManifest(manifestAt(rowsFile));
   if (manifest === null) return NONE;
   const projectRoot = manifest.project_root;
   if (manifest.kind === "cases") return { projectRoot, places: await casePlaces(manifest) };
@@ -36,14 +36,6 @@ export async function runDefinitions(rowsFile: string): Promise<RunDefinitions> 
   if (manifest.kind === "pairwise") return { projectRoot, places: new Map() };
   const places = await checkPlaces(path.join(path.dirname(rowsFile), "report.json"));
   return { projectRoot, places };
-}
-
-function manifestOf(rowsFile: string): Manifest | null {
-  try {
-    return parseManifest(readManifest(rowsFile));
-  } catch {
-    return null;
-  }
 }
 
 /** Each ran check's YAML file (from report.json) and the line of its `id:` key. */

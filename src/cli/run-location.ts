@@ -119,7 +119,8 @@ async function runsUnder(outputDir: string): Promise<FoundRun[]> {
     .sort(newestFirst);
 }
 
-function manifestAt(file: string): object | null {
+/** The manifest of a rows file, or null when it has none or cannot be read. */
+export function manifestAt(file: string): object | null {
   try {
     return readManifest(file);
   } catch {

@@ -72,12 +72,9 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
     const run = await runChecks({
       // The flags too: --resume takes from the run's manifest only what they leave out.
       ...options,
+      ...selection(flags),
       config,
-      checkDir: flags.checkDir,
-      checkIds: flags.checkId,
-      tags: flags.tag,
       flatOutput: flags.flatOutput,
-      resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
       signal: interrupt.signal,
       onSample: progress,
       onWarning: (message) => {
@@ -115,19 +112,16 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
 /** `--dry-run`: the checks, samples and judge runs of the run, and their cost; runs nothing. */
 async function dryRun(flags: RunFlags, options: LoadConfigOptions & { config: Config }) {
   const { dryRunChecks, checkDryRunText } = await import("../checks/dry-run.js");
-  const { plan, warnings } = await dryRunChecks(
-    {
-      ...options,
-      checkDir: flags.checkDir,
-      checkIds: flags.checkId,
-      tags: flags.tag,
-      resume: flags.resume === undefined ? undefined : path.resolve(flags.resume),
-    },
-    process.env,
-  );
+  const { plan, warnings } = await dryRunChecks({ ...options, ...selection(flags) }, process.env);
   for (const warning of warnings) printWarning(warning);
   process.stdout.write(terminalSafe(checkDryRunText(plan)));
   return EXIT.passed;
+}
+
+/** Which checks a run (or a dry run) takes: the flags', or those of the run it resumes. */
+function selection(flags: RunFlags) {
+  const resume = flags.resume === undefined ? undefined : path.resolve(flags.resume);
+  return { checkDir: flags.checkDir, checkIds: flags.checkId, tags: flags.tag, resume };
 }
 
 function liveProgress(row: CheckRow, progress: Readonly<RunProgress>): void {

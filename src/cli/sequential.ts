@@ -69,7 +69,7 @@ function maxKOf(flags: SequentialFlags): number {
  * case: then only the cases the baseline has are drawn.
  */
 export function pairedDraws(
-  plans: readonly Plan[],
+  plans: readonly Pick<Plan, "config" | "cases" | "lanes">[],
   flags: SequentialFlags,
   baseline?: RunRows,
 ): PairedDraws {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { loadConfig } from "../config/load.js";
 import { EXIT } from "../errors.js";
 import {
+  armSummary,
   benchmarkJson,
   notUsed,
   triggerLines,
@@ -19,6 +20,13 @@ import { type ArmFlags, configOptions, integer } from "./eval.js";
 import { writeHtmlPage } from "./html-page.js";
 import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";
+import {
+  checkSequentialFlags,
+  nothingDrawn,
+  pairedDraws,
+  sequentialBlock,
+  sequentialK,
+} from "./sequential.js";
 
 /**
  * `eb skill validate PATH…`: reads each skill folder's eval files (or each eval file) and says
@@ -62,6 +70,7 @@ const TRIGGER_LEVEL = 0.95;
  * skill-creator's benchmark.json (and triggers.json) beside the arms' run folders.
  */
 export async function skillRunCommand(skill: string, flags: SkillRunFlags): Promise<number> {
+  checkSequentialFlags(flags);
   const options = configOptions(flags);
   const config = await loadConfig(options);
   for (const warning of config.warnings) printWarning(warning);
@@ -78,19 +87,26 @@ export async function skillRunCommand(skill: string, flags: SkillRunFlags): Prom
       agent: flags.agent,
       model: flags.model,
       effort: flags.effort,
-      k: integer("-k", flags.k),
+      k: integer("-k", flags.sequential ? sequentialK(flags).k : flags.k),
+      sequential: flags.sequential ? (evals) => pairedDraws([evals], flags) : undefined,
       requireUse: flags.requireUse,
+      resume: flags.resume === undefined ? undefined : path.resolve(flags.cwd, flags.resume),
       cache: flags.cache,
       signal: interrupt.signal,
       argv: process.argv.slice(2),
-      onSample: (row) =>
+      onArmSample: (arm, row) =>
         process.stderr.write(
-          `${terminalSafeLine(`${row.model} ${row.id} #${row.sample + 1}`)}: ${row.status}\n`,
+          `${terminalSafeLine(`${arm} ${row.id} #${row.sample + 1}`)}: ${row.status}\n`,
         ),
       onWarning: printWarning,
     });
     process.stdout.write(`Skill run folder: ${terminalSafeLine(run.folder)}\n`);
-    if (interrupt.signal.aborted) return EXIT.interrupted;
+    if (interrupt.signal.aborted) {
+      process.stderr.write(
+        `Interrupted: run the same command with --resume ${terminalSafeLine(run.folder)} to finish both arms.\n`,
+      );
+      return EXIT.interrupted;
+    }
     const paired = await compareArms(run, flags, config.scope);
     const triggers = await writeTriggers(run);
     const out = [...paired.lines, ...triggers.lines].join("\n");
@@ -103,11 +119,16 @@ export async function skillRunCommand(skill: string, flags: SkillRunFlags): Prom
 
 /** The arms' paired compare (printed by the gate), its verdicts, and benchmark.json. */
 async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
-  const { baseline, candidate } = run;
+  const { baseline, candidate, draws } = run;
   if (baseline === null || candidate === null) return { code: EXIT.passed, lines: [] };
   for (const arm of [baseline, candidate]) process.stdout.write(armLine(arm));
+  const undecided = nothingDrawn(draws, flags.inconclusive);
+  if (undecided !== null) return { code: undecided, lines: [] };
   const gate = await baselineGate(baseline.run.runDir, { ...flags, scope }, undefined);
-  const compared = await gate.compare(candidate.run.runDir);
+  const adjust = draws ? sequentialBlock(draws.result(), flags, draws.cases) : undefined;
+  // with_skill's report.json (and report.md) gets the comparison, as an eb eval arm's does.
+  const formats = run.config.reportFormats;
+  const compared = await gate.compare(candidate.run.runDir, formats, { adjust });
   const document: RunDocument = { ...candidate.run.document, compare: compared.candDoc.compare };
   const text = benchmarkJson(
     { configuration: baseline.configuration, document: baseline.run.document },
@@ -132,13 +153,8 @@ async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
   ]);
   const unused = notUsed(candidate.run.document);
   const refused = flags.requireUse === true && unused.samples > 0;
-  const c = document.compare;
   const lines = [
-    c === null
-      ? "The skill helps: not known (no comparison)"
-      : c.ci_low > 0
-        ? `The skill helps: yes, the uplift's interval lies above 0 (${signed(c.ci_low)} to ${signed(c.ci_high)})`
-        : `The skill helps: not shown (the uplift's interval reaches ${signed(c.ci_low)})`,
+    helpsLine(document.compare),
     `Skill not used: ${unused.samples} of ${unused.of} with-skill samples the agent finished (counted as failures${refused ? "; --require-use makes them errors" : ""})`,
     `Wrote ${file} and ${page}`,
   ];
@@ -155,10 +171,34 @@ async function writeTriggers(run: SkillRun) {
   return { code, lines: [...triggerLines(rates, TRIGGER_LEVEL), `Wrote ${file}`] };
 }
 
+/** An arm's pass count, then its time, tokens and cost per sample (mean ± SD), and its folder. */
 function armLine(arm: ArmRun): string {
   const { stats } = arm.run.document;
   const rate = stats.pass_rate === null ? "–" : `${(stats.pass_rate * 100).toFixed(1)}%`;
-  return `${arm.configuration}: ${stats.passed}/${stats.samples} samples passed (${rate}), ${stats.errors} errors — ${terminalSafeLine(arm.run.runDir)}\n`;
+  const figures = armSummary({ configuration: arm.configuration, document: arm.run.document });
+  const { time_seconds: time, tokens, cost_usd: cost } = figures;
+  const spent =
+    cost === null ? "the arm's cost unknown (no [pricing])" : `the arm cost $${cost.toFixed(4)}`;
+  return [
+    `${arm.configuration}: ${stats.passed}/${stats.samples} samples passed (${rate}), ${stats.errors} errors — ${terminalSafeLine(arm.run.runDir)}`,
+    `  per sample: ${time.mean.toFixed(1)} ± ${time.stddev.toFixed(1)} s, ${Math.round(tokens.mean)} ± ${Math.round(tokens.stddev)} tokens (${tokens.min}–${tokens.max}); ${spent}`,
+    "",
+  ].join("\n");
+}
+
+/** Whether the uplift's interval (a sequential run's: the one its verdict rests on) lies above 0. */
+function helpsLine(c: RunDocument["compare"]): string {
+  if (c === null) return "The skill helps: not known (no comparison)";
+  const low = c.sequential?.ci_low ?? c.ci_low;
+  const high = c.sequential?.ci_high ?? c.ci_high;
+  if (low > 0) {
+    return `The skill helps: yes, the uplift's interval lies above 0 (${signed(low)} to ${signed(high)})`;
+  }
+  // A sequential run stops once "not worse" is decided: its sequence need not have cleared 0.
+  const why = c.sequential
+    ? "; --sequential stops once the gate's verdict is known, a fixed -k run measures the uplift"
+    : "";
+  return `The skill helps: not shown (the uplift's interval reaches ${signed(low)}${why})`;
 }
 
 function signed(value: number): string {

@@ -3,10 +3,10 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { BUILTIN_AGENTS } from "../agents/templates.js";
 import { didYouMean, InputError, throwProblems } from "../errors.js";
-import { DEFAULT_SCOPE, SCOPES, type Scope } from "../stats/types.js";
+import { isObject } from "../report/json.js";
+import { DEFAULT_SCOPE, SCOPES } from "../stats/types.js";
 import { describeIssue, findTableLine, tomlErrorMessage } from "./file-messages.js";
 import {
-  type AgentOverride,
   type ConfigFile,
   fileSchema,
   LEGACY_KEYS,
@@ -17,7 +17,6 @@ import {
   envName,
   flagName,
   parseText,
-  type ReportFormat,
   reportFormatsOf,
   SETTINGS,
   type Setting,
@@ -42,73 +41,12 @@ export const DEFAULT_EXCLUDE_DIRS = [
   "build",
 ] as const;
 
-export interface HarnessConfig {
-  agent: string | null;
-  model: string | null;
-  reasoningEffort: string | null;
-  timeoutSeconds: number;
-  env: Record<string, string>;
-  envAllowlist: string[] | null;
-}
-
+/** The configuration a command runs with: every setting resolved, paths absolute. */
+export type Config = Awaited<ReturnType<typeof loadConfig>>;
 /** `[eval]`: settings of `eb eval`. */
-export interface EvalConfig {
-  apiBase: string;
-  judge: string | null;
-  /** Verdicts asked of each judge grader per answer. */
-  judgeSamples: number;
-  judgeTemperature: number;
-  /** Pinned calls in flight per model; null: adaptive, up to maxWorkers. */
-  workers: number | null;
-  maxWorkers: number;
-  /** `--max-cost`: dollars; null: no cap. */
-  maxCost: number | null;
-  timeoutSeconds: number;
-  maxRetries: number;
-  /** The longest single wait before a retry, whatever Retry-After asks. */
-  maxRetryWaitSeconds: number;
-  /** The largest answer body read (decompressed). */
-  maxResponseMb: number;
-  /** Absolute. */
-  cacheDir: string;
-  /** Minimum share of samples that must pass for exit 0. */
-  passThreshold: number;
-}
-
-export interface Config {
-  /** Folder holding `.eval-banana/`, or the working directory when there is no config file. */
-  projectRoot: string;
-  configPath: string | null;
-  /** Absolute. */
-  outputDir: string;
-  /** True only when `--output-dir` was given (what `--flat-output` requires). */
-  outputDirFromFlag: boolean;
-  passThreshold: number;
-  llmMaxInputChars: number;
-  maxParallelChecks: number;
-  checkTimeoutSeconds: number;
-  /** Runs of each check. */
-  samples: number;
-  /** `--shard I/N`: run only that shard's items; null runs them all. */
-  shard: Shard | null;
-  python: string | null;
-  excludeDirs: string[];
-  harness: HarnessConfig;
-  agents: Record<string, AgentOverride>;
-  eval: EvalConfig;
-  /** `[report] formats`: what a run folder holds beside rows.jsonl and report.json. */
-  reportFormats: ReportFormat[];
-  /** `[report] scope`: the question the paired gate answers. */
-  scope: Scope;
-  /** `[pricing."MODEL"]`: dollars per million input and output tokens. */
-  pricing: Pricing;
-  /** `[pricing."MODEL"] per_run`: estimated dollars of one harness-judge run. */
-  runPrices: RunPrices;
-  /** `[core] max_cost` (`--max-cost` of eb run): dollars; null: no cap. */
-  maxCost: number | null;
-  /** Things worth telling the user that do not stop the run (legacy keys). */
-  warnings: string[];
-}
+export type EvalConfig = Config["eval"];
+/** `[harness]`: the agent of harness_judge checks (and of eb skill). */
+export type HarnessConfig = Config["harness"];
 
 export interface LoadConfigOptions {
   /** Where to start looking for `.eval-banana/config.toml` (default: process.cwd()). */
@@ -128,7 +66,7 @@ export function environmentOf(options: Pick<LoadConfigOptions, "env">): NodeJS.P
 }
 
 /** Loads the configuration: flags > EVAL_BANANA_* > config file > defaults. */
-export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
+export async function loadConfig(options: LoadConfigOptions = {}) {
   const cwd = path.resolve(options.cwd ?? ".");
   const configPath = options.noProjectConfig ? null : await findConfigFile(cwd);
   const file = configPath ? await readConfigFile(configPath) : { data: {}, warnings: [] };
@@ -141,15 +79,19 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
   // Each value passed its setting's schema (flags given as numbers are the caller's word).
   const get = <Id extends SettingId>(id: Id) => (values[id] ?? defaultOf(id)) as SettingValue<Id>;
   return {
+    /** Folder holding `.eval-banana/`, or the working directory when there is no config file. */
     projectRoot,
     configPath,
     outputDir: path.resolve(projectRoot, get("core.output_dir")),
+    /** True only when `--output-dir` was given (what `--flat-output` requires). */
     outputDirFromFlag: options.flags?.["core.output_dir"] !== undefined,
     passThreshold: get("core.pass_threshold"),
     llmMaxInputChars: get("core.llm_max_input_chars"),
     maxParallelChecks: get("core.max_parallel_checks"),
     checkTimeoutSeconds: get("core.check_timeout_seconds"),
+    /** Runs of each check. */
     samples: get("core.samples"),
+    /** `--shard I/N`: run only that shard's items; null runs them all. */
     shard: shardOf(get("core.shard")),
     python: get("core.python") ?? null,
     excludeDirs: file.data.discovery?.exclude_dirs ?? [...DEFAULT_EXCLUDE_DIRS],
@@ -165,10 +107,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     eval: {
       apiBase: get("eval.api_base"),
       judge: get("eval.judge") ?? null,
+      /** Verdicts asked of each judge grader per answer. */
       judgeSamples: get("eval.judge_samples"),
       judgeTemperature: get("eval.judge_temperature"),
+      /** Pinned calls in flight per model; null: adaptive, up to maxWorkers. */
       workers: get("eval.workers") ?? null,
       maxWorkers: get("eval.max_workers"),
+      /** `--max-cost`: dollars; null: no cap. */
       maxCost: get("eval.max_cost") ?? null,
       timeoutSeconds: get("eval.timeout_seconds"),
       maxRetries: get("eval.max_retries"),
@@ -177,19 +122,26 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
       cacheDir: path.resolve(projectRoot, get("eval.cache_dir")),
       passThreshold: get("eval.pass_threshold"),
     },
+    /** `[report] formats`: what a run folder holds beside rows.jsonl and report.json. */
     reportFormats: reportFormatsOf(get("report.formats")),
     ...pricesOf(file.data.pricing ?? {}),
+    /** `[core] max_cost` (`--max-cost` of eb run): dollars; null: no cap. */
     maxCost: get("core.max_cost") ?? null,
+    /** `[report] scope`: the question the paired gate answers. */
     scope: SCOPES.find((scope) => scope === get("report.scope")) ?? DEFAULT_SCOPE,
+    /** Things worth telling the user that do not stop the run (legacy keys). */
     warnings: file.warnings,
   };
 }
 
 /** The file's `[pricing]` split by what each price is of: tokens, or a judge agent's run. */
-function pricesOf(
-  entries: NonNullable<ConfigFile["pricing"]>,
-): Pick<Config, "pricing" | "runPrices"> {
-  const pricing: Record<string, { input_per_mtok: number; output_per_mtok: number }> = {};
+function pricesOf(entries: NonNullable<ConfigFile["pricing"]>): {
+  /** `[pricing."MODEL"]`: dollars per million input and output tokens. */
+  pricing: Pricing;
+  /** `[pricing."MODEL"] per_run`: estimated dollars of one harness-judge run. */
+  runPrices: RunPrices;
+} {
+  const pricing: Record<string, Pricing[string]> = {};
   const runPrices: Record<string, number> = {};
   for (const [model, { input_per_mtok, output_per_mtok, per_run }] of Object.entries(entries)) {
     if (input_per_mtok !== undefined && output_per_mtok !== undefined) {
@@ -252,9 +204,9 @@ async function readConfigFile(file: string): Promise<{ data: ConfigFile; warning
  */
 function customAgentProblems(file: string, text: string, raw: Record<string, unknown>): string[] {
   const builtins = Object.keys(BUILTIN_AGENTS);
-  const agents = isTable(raw.agents) ? Object.entries(raw.agents) : [];
+  const agents = isObject(raw.agents) ? Object.entries(raw.agents) : [];
   return agents
-    .filter(([name, agent]) => !builtins.includes(name) && isTable(agent) && !("command" in agent))
+    .filter(([name, agent]) => !builtins.includes(name) && isObject(agent) && !("command" in agent))
     .map(([name]) => {
       const near = didYouMean(name, builtins);
       return (
@@ -270,20 +222,16 @@ function stripLegacyKeys(file: string, raw: Record<string, unknown>): string[] {
   for (const legacy of LEGACY_KEYS) {
     const parentPath = legacy.path.slice(0, -1);
     const parent = parentPath.reduce<unknown>(
-      (node, key) => (isTable(node) ? node[key] : undefined),
+      (node, key) => (isObject(node) ? node[key] : undefined),
       raw,
     );
     const key = legacy.path.at(-1)!;
-    if (!isTable(parent) || !(key in parent)) continue;
+    if (!isObject(parent) || !(key in parent)) continue;
     if (legacy.level === "error") throw new InputError(`${file}: ${legacy.message}`);
     warnings.push(`${file}: ${legacy.message}`);
     delete parent[key];
   }
   return warnings;
-}
-
-function isTable(node: unknown): node is Record<string, unknown> {
-  return typeof node === "object" && node !== null && !Array.isArray(node);
 }
 
 function fileValues(data: ConfigFile): SettingValues {
@@ -313,7 +261,7 @@ function envValues(env: NodeJS.ProcessEnv): SettingValues {
   const values: SettingValues = {};
   for (const setting of SETTINGS) {
     const name = envName(setting);
-    const raw = name === undefined ? undefined : env[name];
+    const raw = env[name];
     // An empty variable is treated as unset: `FOO= eb run` must not silently clear a setting.
     if (raw === undefined || raw === "") continue;
     values[settingId(setting)] = parseOrThrow(setting, raw, `environment variable ${name}`);

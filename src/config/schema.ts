@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SETTINGS, type Section, type Setting, sentence } from "./settings.js";
 
 export { type AgentOverride, agentOverrideSchema } from "../agents/override.js";
+export type { Pricing } from "../report/run-summary.js";
 
 import { agentOverrideSchema, stringList, stringTable } from "../agents/override.js";
 
@@ -37,8 +38,6 @@ const priceSchema = z
       });
     }
   });
-/** Token prices: US dollars per million tokens, for cost lines and eb eval's --max-cost. */
-export type Pricing = Readonly<Record<string, { input_per_mtok: number; output_per_mtok: number }>>;
 /** `per_run` prices: estimated dollars of one harness-judge run, by model. */
 export type RunPrices = Readonly<Record<string, number>>;
 

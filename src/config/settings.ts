@@ -14,7 +14,7 @@ type Value = string | number;
 export interface Setting {
   section: Section;
   key: string;
-  /** Suffix after EVAL_BANANA_; undefined = no environment variable. */
+  /** Suffix after EVAL_BANANA_, only where it is not the flag's (see envName). */
   env?: string;
   kind: Kind;
   schema: z.ZodType<Value>;
@@ -67,14 +67,12 @@ const reportFormats = text.refine(
  */
 const OF_EVERY_RUN = {
   pass_threshold: {
-    env: "PASS_THRESHOLD",
     kind: "number",
     schema: fraction,
     default: 1,
     help: "minimum share of the run's samples that must pass (0.0-1.0); any error sample fails the run",
   },
   max_cost: {
-    env: "MAX_COST",
     kind: "number",
     schema: z.number().positive("must be greater than 0"),
     example: 5,
@@ -96,7 +94,6 @@ export const SETTINGS = [
   {
     section: "core",
     key: "output_dir",
-    env: "OUTPUT_DIR",
     kind: "string",
     schema: text,
     default: ".eval-banana/results",
@@ -107,7 +104,6 @@ export const SETTINGS = [
   {
     section: "core",
     key: "max_parallel_checks",
-    env: "MAX_PARALLEL_CHECKS",
     kind: "integer",
     schema: positiveInt,
     default: 4,
@@ -116,7 +112,6 @@ export const SETTINGS = [
   {
     section: "core",
     key: "check_timeout_seconds",
-    env: "CHECK_TIMEOUT_SECONDS",
     kind: "number",
     schema: positiveSeconds,
     default: 300,
@@ -125,7 +120,6 @@ export const SETTINGS = [
   {
     section: "core",
     key: "samples",
-    env: "SAMPLES",
     kind: "integer",
     schema: positiveInt,
     default: 1,
@@ -134,7 +128,6 @@ export const SETTINGS = [
   {
     section: "core",
     key: "python",
-    env: "PYTHON",
     kind: "string",
     schema: text,
     example: "python3",
@@ -143,7 +136,6 @@ export const SETTINGS = [
   {
     section: "core",
     key: "shard",
-    env: "SHARD",
     kind: "string",
     schema: z.string().refine((value) => parseShard(value) !== null, SHARD_HELP),
     example: "2/4",
@@ -154,7 +146,6 @@ export const SETTINGS = [
   {
     section: "core",
     key: "llm_max_input_chars",
-    env: "LLM_MAX_INPUT_CHARS",
     kind: "integer",
     schema: count,
     default: 0,
@@ -164,7 +155,6 @@ export const SETTINGS = [
   {
     section: "harness",
     key: "agent",
-    env: "HARNESS_AGENT",
     kind: "string",
     schema: text,
     init: "codex",
@@ -175,7 +165,6 @@ export const SETTINGS = [
   {
     section: "harness",
     key: "model",
-    env: "HARNESS_MODEL",
     kind: "string",
     schema: text,
     example: "gpt-5.6-sol",
@@ -184,7 +173,6 @@ export const SETTINGS = [
   {
     section: "harness",
     key: "reasoning_effort",
-    env: "HARNESS_REASONING_EFFORT",
     kind: "string",
     schema: text,
     example: "high",
@@ -193,7 +181,6 @@ export const SETTINGS = [
   {
     section: "harness",
     key: "timeout_seconds",
-    env: "HARNESS_TIMEOUT_SECONDS",
     kind: "integer",
     schema: wholeSeconds,
     default: 300,
@@ -202,7 +189,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "api_base",
-    env: "API_BASE",
     kind: "string",
     schema: z.url({
       protocol: /^https?$/,
@@ -214,7 +200,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "judge",
-    env: "JUDGE",
     kind: "string",
     schema: text,
     example: "gpt-4.1-mini",
@@ -223,7 +208,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "judge_samples",
-    env: "JUDGE_SAMPLES",
     kind: "integer",
     schema: positiveInt,
     default: 1,
@@ -235,7 +219,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "judge_temperature",
-    env: "JUDGE_TEMPERATURE",
     kind: "number",
     schema: z.number().min(0, "must be at least 0").max(2, "must be at most 2"),
     default: 0,
@@ -244,7 +227,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "workers",
-    env: "WORKERS",
     kind: "integer",
     schema: positiveInt,
     example: 8,
@@ -255,7 +237,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "max_workers",
-    env: "MAX_WORKERS",
     kind: "integer",
     schema: positiveInt,
     default: 64,
@@ -274,7 +255,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "max_retries",
-    env: "MAX_RETRIES",
     kind: "integer",
     schema: count,
     default: 4,
@@ -283,7 +263,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "max_retry_wait_seconds",
-    env: "MAX_RETRY_WAIT_SECONDS",
     kind: "number",
     schema: waitSeconds,
     default: 30,
@@ -292,7 +271,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "max_response_mb",
-    env: "MAX_RESPONSE_MB",
     kind: "number",
     schema: answerMegabytes,
     default: 10,
@@ -301,7 +279,6 @@ export const SETTINGS = [
   {
     section: "eval",
     key: "cache_dir",
-    env: "CACHE_DIR",
     kind: "string",
     schema: text,
     default: ".eval-banana/cache",
@@ -311,7 +288,6 @@ export const SETTINGS = [
   {
     section: "report",
     key: "formats",
-    env: "REPORT_FORMATS",
     flag: "--report-formats",
     kind: "string",
     schema: reportFormats,
@@ -322,7 +298,6 @@ export const SETTINGS = [
   {
     section: "report",
     key: "scope",
-    env: "SCOPE",
     kind: "string",
     schema: z.enum(SCOPES, { error: "must be cases or population" }),
     default: "cases",
@@ -368,9 +343,10 @@ export function flagName(setting: Setting): string {
   return setting.flag ?? `--${prefix}${setting.key.replaceAll("_", "-")}`;
 }
 
-/** `EVAL_BANANA_OUTPUT_DIR`; undefined when the setting has no variable. */
-export function envName(setting: Setting): string | undefined {
-  return setting.env === undefined ? undefined : `EVAL_BANANA_${setting.env}`;
+/** `EVAL_BANANA_OUTPUT_DIR`: the flag's name in upper case, unless the table says otherwise. */
+export function envName(setting: Setting): string {
+  const name = setting.env ?? flagName(setting).slice(2).replaceAll("-", "_").toUpperCase();
+  return `EVAL_BANANA_${name}`;
 }
 
 /** Parses a value given as text (environment variable or flag) by the setting's kind. */

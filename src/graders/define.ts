@@ -1,20 +1,9 @@
 import type { z } from "zod";
 import { head } from "../report/reason.js";
-import type {
-  GraderContext,
-  GraderDefinition,
-  GraderOutcome,
-  GraderPython,
-  GraderResult,
-} from "./types.js";
+import type { GraderDefinition, GraderOutcome, GraderResult, GraderSpec } from "./types.js";
 
 export type Compiled =
-  | {
-      ok: true;
-      grade: (output: string, ctx: GraderContext) => Promise<GraderOutcome>;
-      criteria?: readonly string[];
-      python?: GraderPython;
-    }
+  | ({ ok: true } & Pick<GraderSpec, "grade" | "criteria" | "python">)
   | { ok: false; issues: readonly z.core.$ZodIssue[] };
 
 /** A grader type with its spec type erased, so differently typed graders share one registry. */

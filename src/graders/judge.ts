@@ -39,7 +39,11 @@ function verdictOf(text: string): GraderOutcome {
 function majority(verdicts: readonly GraderOutcome[]): GraderOutcome {
   const votes = verdicts.map((v): Vote => (v.pass ? 1 : 0));
   const passes = votes.filter(Boolean).length;
-  if (passes * 2 > votes.length) return { pass: true, votes };
+  if (passes * 2 > votes.length) {
+    // Kept for whoever reads a pass's evidence (eb skill run's grading.json).
+    const reason = verdicts.find((v) => v.pass)?.reason;
+    return reason === undefined ? { pass: true, votes } : { pass: true, reason, votes };
+  }
   const failed = verdicts.find((v) => !v.pass);
   const reason = `${votes.length - passes} of ${votes.length} verdicts failed: ${failed?.reason ?? "failed"}`;
   return { pass: false, reason, votes };

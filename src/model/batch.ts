@@ -2,6 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import OpenAI, { toFile } from "openai";
 import { z } from "zod";
 import { EXIT, RunStoppedError } from "../errors.js";
+import { parseJsonOrNull } from "../report/json.js";
 import { redactUrl } from "../secrets/redact.js";
 import { type StreamedLine, streamedLines } from "./batch-lines.js";
 import { tooLargeText } from "./response-limit.js";
@@ -81,10 +82,9 @@ export async function runBatch(
     }
   } catch (error) {
     if (error instanceof RunStoppedError) throw error;
-    throw new RunStoppedError(
-      `the batch API at ${redactUrl(options.baseURL)} failed: ${messageOf(error)}`,
-      EXIT.couldNotRun,
-    );
+    const why = error instanceof Error ? error.message : String(error);
+    const where = `the batch API at ${redactUrl(options.baseURL)}`;
+    throw new RunStoppedError(`${where} failed: ${why}`, EXIT.couldNotRun);
   }
   return { missing: reasons.join("; ") };
 }
@@ -229,7 +229,7 @@ function answerOf(
     return customId === null ? null : { customId, outcome };
   }
   if (line.text.trim() === "") return null;
-  const parsed = lineSchema.safeParse(jsonOrNull(line.text));
+  const parsed = lineSchema.safeParse(parseJsonOrNull(line.text));
   if (!parsed.success) return null;
   return { customId: parsed.data.custom_id, outcome: outcomeOf(parsed.data, limit) };
 }
@@ -237,7 +237,7 @@ function answerOf(
 /** The custom_id at the start of a line too long to parse (the Batch API writes it first). */
 function leadingCustomId(head: string): string | null {
   const match = /"custom_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head);
-  const id = match ? jsonOrNull(match[1] ?? "") : null;
+  const id = match ? parseJsonOrNull(match[1] ?? "") : null;
   return typeof id === "string" ? id : null;
 }
 
@@ -268,18 +268,6 @@ function outcomeOf(line: z.infer<typeof lineSchema>, maxBytes: number): BatchOut
   const body = z.object({ error: z.object({ message: z.string() }) }).safeParse(response?.body);
   const message = body.success ? `: ${body.data.error.message}` : "";
   return { ok: false, error: `batch: HTTP ${response?.status_code ?? "?"}${message}` };
-}
-
-function jsonOrNull(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A local endpoint that needs no key gets none, not the client's placeholder. */

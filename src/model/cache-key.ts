@@ -50,16 +50,10 @@ function sha256(text: string): string {
 }
 
 /**
- * The canonical JSON of `{kind, baseURL, model, messages, params, sample}`, built with its keys
- * already in sorted order: sorting every message of every call was a tenth of a cached run.
- */
-export function chatCacheKey(request: ChatRequestIdentity, sample: number): string {
-  return chatCacheKeys(request)(sample);
-}
-
-/**
- * The keys of a request's samples, its JSON built once for all of them (`sample` is its last
- * key): a run asks for k samples of the same request.
+ * The keys of a request's samples: the canonical JSON of `{kind, baseURL, model, messages,
+ * params, sample}`, built with its keys already in sorted order (sorting every message of every
+ * call was a tenth of a cached run), and once for all of them (`sample` is its last key): a run
+ * asks for k samples of the same request.
  */
 export function chatCacheKeys(request: ChatRequestIdentity): (sample: number) => string {
   const json = JSON.stringify({

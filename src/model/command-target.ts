@@ -1,6 +1,7 @@
 import { resolve, sep } from "node:path";
 import { isExecutable } from "../agents/preflight.js";
 import { type ProcessResult, runProcess } from "../process/run.js";
+import { lastLine } from "../process/tail.js";
 import { InterruptedError } from "./abort.js";
 import { splitCommand } from "./argv.js";
 import type { Cache } from "./cache.js";
@@ -98,18 +99,13 @@ function caseJson(input: CaseInput) {
 function failureOf(result: ProcessResult, timeoutMs: number): string | null {
   if (result.spawnError !== null) return `could not start: ${result.spawnError}`;
   if (result.timedOut) return `timed out after ${timeoutMs / 1000}s`;
-  const stderr = lastLine(result.stderr);
-  const detail = stderr ? `: ${stderr}` : " (stderr empty)";
+  const stderr = lastLine(result.stderr) ?? "";
+  const shown = stderr.length > 300 ? `${stderr.slice(0, 300)}…` : stderr;
+  const detail = shown ? `: ${shown}` : " (stderr empty)";
   if (result.signal !== null) return `was killed by ${result.signal}${detail}`;
   if (result.exitCode !== 0) return `exited with code ${result.exitCode}${detail}`;
   if (result.stdoutTruncated) {
     return `wrote ${result.stdoutChars} characters to stdout, more than the ${MAX_OUTPUT_CHARS} kept`;
   }
   return null;
-}
-
-function lastLine(text: string): string {
-  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
-  const line = lines.at(-1)?.trim() ?? "";
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

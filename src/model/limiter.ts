@@ -1,3 +1,4 @@
+import type { CaseConcurrency } from "../report/record.js";
 import { InterruptedError } from "./abort.js";
 
 /**
@@ -32,15 +33,8 @@ export interface LimiterOptions {
 /** [ms since the first call, limit from then on]. */
 export type LimitChange = [number, number];
 
-/** What the manifest keeps of one limiter. */
-export interface LimiterRecord {
-  /** The limit at each change, oldest first; cut to HISTORY_LIMIT entries (first one kept). */
-  history: LimitChange[];
-  /** Changes not in `history` for lack of room. */
-  changes_not_listed?: number;
-  /** Calls answered with a rate limit (each retry counts). */
-  rate_limited: number;
-}
+/** What the manifest keeps of one limiter (its schema is in report/record.ts). */
+type LimiterRecord = CaseConcurrency["models"][string];
 
 const DECREASE = 0.8;
 const INCREASE = 0.05;

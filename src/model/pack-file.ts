@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { parseJsonOrNull } from "../report/json.js";
 
 /**
  * The answer cache lives in append-only pack files, one line an entry: `<sha256 key> <JSON>\n`.
@@ -128,14 +129,14 @@ function scanEntries(
 
 /** The entry's JSON parsed, or null when it no longer reads as JSON. */
 export function readEntry(at: Location): unknown {
-  if (at.bytes !== undefined) return parsed(at.bytes.toString("utf8", at.start, at.end));
+  if (at.bytes !== undefined) return parseJsonOrNull(at.bytes.toString("utf8", at.start, at.end));
   const bytes = Buffer.allocUnsafe(at.end - at.start);
   try {
     if (readSync(at.fd, bytes, 0, bytes.length, at.start) !== bytes.length) return null;
   } catch {
     return null;
   }
-  return parsed(bytes.toString("utf8"));
+  return parseJsonOrNull(bytes.toString("utf8"));
 }
 
 /** The names in `dir`; none when it does not exist (yet) or is not a folder. */
@@ -373,14 +374,6 @@ function readIfPresent(path: string): Buffer {
     return readWhole(fd);
   } finally {
     closeSync(fd);
-  }
-}
-
-function parsed(json: string): unknown {
-  try {
-    return JSON.parse(json);
-  } catch {
-    return null;
   }
 }
 

@@ -4,7 +4,7 @@ import { finished } from "node:stream/promises";
 import { StringDecoder } from "node:string_decoder";
 import { getSystemErrorMap } from "node:util";
 import { type Scrubber, scrubStream } from "../secrets/scrubber.js";
-import { Tail } from "./tail.js";
+import { isHighSurrogate, Tail } from "./tail.js";
 
 /**
  * One output stream: the full bytes to a file (opened lazily), a bounded tail in memory, both
@@ -107,7 +107,7 @@ function scrubBytes(scrubber: Scrubber): ByteScrub {
   let carry = "";
   const encode = (text: string): Buffer => {
     const whole = carry + text;
-    const cut = endsWithHighSurrogate(whole) ? whole.length - 1 : whole.length;
+    const cut = isHighSurrogate(whole, whole.length - 1) ? whole.length - 1 : whole.length;
     carry = whole.slice(cut);
     return Buffer.from(whole.slice(0, cut), "utf8");
   };
@@ -116,9 +116,4 @@ function scrubBytes(scrubber: Scrubber): ByteScrub {
     // The rest of the stream: nothing is left to pair the carry with.
     end: () => Buffer.from(carry + stream.push(decoder.end()) + stream.end(), "utf8"),
   };
-}
-
-function endsWithHighSurrogate(text: string): boolean {
-  const code = text.charCodeAt(text.length - 1);
-  return code >= 0xd800 && code <= 0xdbff;
 }

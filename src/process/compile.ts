@@ -8,13 +8,6 @@ export interface PythonSource {
   bytes: Uint8Array;
 }
 
-/** Why one source does not compile: its index in the list, its line, Python's message. */
-export interface CompileError {
-  index: number;
-  line: number | null;
-  message: string;
-}
-
 /**
  * Reads a JSON list of {name, source (base64)} on stdin and prints a JSON list of the sources
  * that do not compile. Bytes, not text, so a coding declaration or a BOM counts as it would
@@ -37,6 +30,8 @@ const COMPILER = [
 const errorsSchema = z.array(
   z.object({ index: z.number().int(), line: z.number().int().nullable(), message: z.string() }),
 );
+/** Why one source does not compile: its index in the list, its line, Python's message. */
+export type CompileError = z.output<typeof errorsSchema>[number];
 
 const KEEP_CHARS = 10_000_000;
 

@@ -50,7 +50,7 @@ export function lastCodePoints(text: string, count: number): string {
   return text.slice(start);
 }
 
-function isHighSurrogate(text: string, index: number): boolean {
+export function isHighSurrogate(text: string, index: number): boolean {
   const code = text.charCodeAt(index);
   return code >= 0xd800 && code <= 0xdbff;
 }

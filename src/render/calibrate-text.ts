@@ -1,6 +1,6 @@
 import type { Calibration, GraderCalibration } from "../report/calibrate.js";
 import { countOf } from "../report/gate.js";
-import { fixed } from "./stats-text.js";
+import { fixed } from "./numbers.js";
 
 /** The block `eb calibrate` prints, and `eb report --labels` after its summary. */
 export function calibrationText(calibration: Calibration): string {

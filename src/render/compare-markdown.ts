@@ -10,7 +10,7 @@ import {
   verdictSentence,
 } from "./compare-text.js";
 import { code, ID_CHARS } from "./markdown.js";
-import { fixed } from "./stats-text.js";
+import { fixed } from "./numbers.js";
 
 /** The first line of `eb compare --markdown`: a workflow finds its own sticky comment by it. */
 export const COMPARE_MARKER = "<!-- eval-banana:compare -->";
@@ -40,7 +40,7 @@ export function comparisonMarkdown(base: RunDocument, cand: RunDocument): string
   return [
     `## eval-banana compare: ${HEADLINE[c.verdict]}`,
     "",
-    `**Paired delta ${signed(c.delta)}**, ${level} interval [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "paired item")} (${c.ci_method}); margin ${c.margin}.`,
+    `**Paired delta ${signed(c.delta)}**, ${level} interval [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "paired item")} (${c.paired_interval}); margin ${c.margin}.`,
     "",
     ...(c.sequential ? [`${sequentialLine(c)}.`, ""] : []),
     `${verdictSentence(c)}. **Gate: ${gatePassed ? "passed (exit 0)" : "failed (exit 1)"}.**`,

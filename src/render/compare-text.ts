@@ -15,7 +15,7 @@ export const VERDICT_TEXT = {
 export function comparisonText(c: CompareFigures): string {
   const level = `${Math.round(c.ci_level * 100)}%`;
   const lines = [
-    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "item")} (${c.ci_method})`,
+    `paired delta ${signed(c.delta)}  ${level} CI [${signed(c.ci_low)}, ${signed(c.ci_high)}] over ${countOf(c.paired, "item")} (${c.paired_interval})`,
     sequentialLine(c),
     idsLine("broke", c.broke),
     idsLine("fixed", c.fixed),
@@ -122,7 +122,7 @@ function idsLine(label: string, ids: readonly string[]): string {
   return `${label} ${countOf(ids.length, "item")}${ids.length > 0 ? `: ${shown}${more}` : ""}`;
 }
 
-export function signed(value: number): string {
-  if (Number.isNaN(value)) return "n/a";
+export function signed(value: number | null): string {
+  if (value === null || Number.isNaN(value)) return "n/a";
   return `${value >= 0 ? "+" : ""}${value.toFixed(4)}`;
 }

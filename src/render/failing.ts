@@ -4,7 +4,7 @@ import { countOf } from "../report/gate.js";
 import { REASON_CHARS } from "../report/reason.js";
 import type { RunStats } from "../report/run-summary.js";
 import { code, ID_CHARS } from "./markdown.js";
-import { fixed } from "./stats-text.js";
+import { fixed } from "./numbers.js";
 
 /** An item with a failed or errored sample, and why the first of them fell short. */
 export type FailingItem = DocumentItem & { problem: string };

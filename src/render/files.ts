@@ -23,7 +23,12 @@ export function runFiles(
 ): { files: RunFile[]; problems: string[] } {
   const files: RunFile[] = [];
   const problems: string[] = [];
-  if (formats.includes("md")) files.push({ name: "report.md", text: markdownOf(doc) });
+  if (formats.includes("md")) {
+    const text = doc.pairwise
+      ? pairwiseMarkdown({ ...doc, pairwise: doc.pairwise })
+      : runMarkdown(doc);
+    files.push({ name: "report.md", text });
+  }
   if (formats.includes("html")) {
     try {
       files.push({ name: "report.html", text: htmlPage({ documents: [doc], leaderboard: null }) });
@@ -34,8 +39,4 @@ export function runFiles(
     }
   }
   return { files, problems };
-}
-
-function markdownOf(doc: RunDocument): string {
-  return doc.pairwise ? pairwiseMarkdown({ ...doc, pairwise: doc.pairwise }) : runMarkdown(doc);
 }

@@ -7,9 +7,9 @@ import { oneLine } from "../report/reason.js";
 import { failingItems, failingItemsMarkdown, noneFellShort } from "./failing.js";
 import { code, ID_CHARS } from "./markdown.js";
 import { notRunBanner, passRateScope } from "./not-run.js";
+import { fixed } from "./numbers.js";
 import { gateLine } from "./run-text.js";
 import { summaryMarkdown } from "./stats-markdown.js";
-import { fixed } from "./stats-text.js";
 
 /**
  * Annotations printed at most. GitHub keeps 50 per job, and shows 10 errors and 10 warnings per

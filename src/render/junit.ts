@@ -1,6 +1,8 @@
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
-import { fixed } from "./stats-text.js";
+import { head } from "../report/reason.js";
+import { isFlaky, itemStatus } from "./item-status.js";
+import { fixed } from "./numbers.js";
 
 /** One item of a run (or of a comparison) as a JUnit `testcase`. */
 export interface JunitItem {
@@ -65,10 +67,7 @@ function seconds(ms: number): string {
 
 /** The first EXCERPT_CHARS characters, marked where they were cut. */
 function excerpt(value: string): string {
-  if (value.length <= EXCERPT_CHARS) return value;
-  const code = value.charCodeAt(EXCERPT_CHARS - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? EXCERPT_CHARS - 1 : EXCERPT_CHARS;
-  return `${value.slice(0, end)}\n[cut: ${value.length} characters in all, the whole in the run folder]`;
+  return cutNote(value.length <= EXCERPT_CHARS ? value : head(value, EXCERPT_CHARS), value.length);
 }
 
 function testcase(item: JunitItem): string {
@@ -147,7 +146,8 @@ function runItems(doc: RunDocument): JunitItem[] {
 }
 
 function itemOf(item: DocumentItem): JunitItem {
-  const outcome = item.errors > 0 ? "error" : item.problem !== null ? "failure" : "passed";
+  const status = itemStatus(item);
+  const outcome = status === "failed" ? "failure" : status;
   // The output of the first sample that fell short (the one the reason is about), else the first.
   const shown = item.outcomes.find((o) => o.status !== "passed") ?? item.outcomes[0];
   const ms = item.outcomes.reduce<number | null>(
@@ -162,7 +162,7 @@ function itemOf(item: DocumentItem): JunitItem {
     outcome,
     reason: item.problem,
     stdout: shown?.excerpt == null ? null : cutNote(shown.excerpt, shown.chars),
-    flaky: item.score > 0 && item.score < 1,
+    flaky: isFlaky(item),
     samples: { passed: Math.round(item.score * item.samples), run: item.samples },
   };
 }

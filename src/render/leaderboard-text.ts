@@ -1,7 +1,7 @@
 import { type LeaderboardBlock, type LeaderboardEntry, NO_TOKENS } from "../report/blocks.js";
 import { countOf } from "../report/gate.js";
 import { cell, code } from "./markdown.js";
-import { fixed } from "./stats-text.js";
+import { dollars, fixed, levelPercent, milliseconds } from "./numbers.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
 /** Columns of numbers, right-aligned. */
@@ -121,16 +121,4 @@ export function signed(value: number | null): string {
   if (value === null) return "-";
   const text = Math.abs(value).toFixed(3);
   return value < 0 && text !== "0.000" ? `−${text}` : `+${text}`;
-}
-
-export function dollars(value: number | null): string {
-  return value === null ? "unknown" : `$${value.toFixed(4)}`;
-}
-
-export function milliseconds(value: number | null): string {
-  return value === null ? "-" : `${Math.round(value)} ms`;
-}
-
-export function levelPercent(level: number): string {
-  return `${Number((level * 100).toFixed(2))}%`;
 }

@@ -9,6 +9,7 @@ import type { RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { signed } from "./compare-text.js";
 import { cell, code } from "./markdown.js";
+import { fixed } from "./numbers.js";
 import { PAIR_VERDICT_TEXT } from "./pair-verdict-text.js";
 import { judgeCacheLine } from "./run-text.js";
 
@@ -22,7 +23,7 @@ const CASES_SHOWN = 20;
 export function pairwiseText(doc: PairwiseDocument): string {
   const r = doc.pairwise;
   const lines = [
-    `net win rate ${num(r.net_win_rate)}  ${level(r)} CI [${num(r.ci_low)}, ${num(r.ci_high)}] over ${countOf(r.items, "case")}, ${countOf(r.pairs, "pair")} each judged in both orders`,
+    `net win rate ${signed(r.net_win_rate)}  ${level(r)} CI [${signed(r.ci_low)}, ${signed(r.ci_high)}] over ${countOf(r.items, "case")}, ${countOf(r.pairs, "pair")} each judged in both orders`,
     countsLine(r),
     consistencyLine(r),
     biasLine(r),
@@ -59,7 +60,7 @@ function strataLines(r: PairwiseBlock): string[] {
     `by stratum (${level(r)} each, unadjusted):`,
     ...r.strata.map(
       (s) =>
-        `  ${s.stratum}: ${num(s.net_win_rate)} [${num(s.ci_low)}, ${num(s.ci_high)}] (${countOf(s.items, "case")}; ${countsLine(s)}; consistency ${share(s.consistency)}, position bias ${share(s.position_bias)})`,
+        `  ${s.stratum}: ${signed(s.net_win_rate)} [${signed(s.ci_low)}, ${signed(s.ci_high)}] (${countOf(s.items, "case")}; ${countsLine(s)}; consistency ${fixed(s.consistency, 4)}, position bias ${fixed(s.position_bias, 4)})`,
     ),
   ];
 }
@@ -69,7 +70,7 @@ function caseLines(cases: readonly PairCase[]): string[] {
   const more = cases.length - shown.length;
   return [
     "by case:",
-    ...shown.map((c) => `  ${c.id}: ${num(c.net_win_rate)} (${countsLine(c)})`),
+    ...shown.map((c) => `  ${c.id}: ${signed(c.net_win_rate)} (${countsLine(c)})`),
     ...(more > 0 ? [`  … ${more} more (report.md lists every case)`] : []),
   ];
 }
@@ -132,7 +133,7 @@ export function pairwiseMarkdown(doc: PairwiseDocument): string {
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.cases.map(
       (c) =>
-        `| ${code(c.id)} | ${code(c.stratum)} | ${num(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
+        `| ${code(c.id)} | ${code(c.stratum)} | ${signed(c.net_win_rate)} | ${c.wins} | ${c.ties} | ${c.losses} | ${c.inconsistent} | ${c.errors} |`,
     ),
     ...(r.warnings.length > 0
       ? ["", "## Warnings", "", ...r.warnings.map((w) => `- ${code(w)}`)]
@@ -142,8 +143,8 @@ export function pairwiseMarkdown(doc: PairwiseDocument): string {
 }
 
 function statsRow(s: PairStats): string {
-  const ci = `[${num(s.ci_low)}, ${num(s.ci_high)}]`;
-  return `| ${num(s.net_win_rate)} | ${ci} | ${s.wins} | ${s.ties} | ${s.losses} | ${s.inconsistent} | ${s.errors} | ${share(s.consistency)} | ${share(s.position_bias)} |`;
+  const ci = `[${signed(s.ci_low)}, ${signed(s.ci_high)}]`;
+  return `| ${signed(s.net_win_rate)} | ${ci} | ${s.wins} | ${s.ties} | ${s.losses} | ${s.inconsistent} | ${s.errors} | ${fixed(s.consistency, 4)} | ${fixed(s.position_bias, 4)} |`;
 }
 
 function strataTable(r: PairwiseBlock): string[] {
@@ -160,12 +161,4 @@ function strataTable(r: PairwiseBlock): string[] {
 
 function level(r: PairwiseBlock): string {
   return `${Math.round(r.level * 100)}%`;
-}
-
-function num(value: number | null): string {
-  return value === null ? "n/a" : signed(value);
-}
-
-function share(value: number | null): string {
-  return value === null ? "n/a" : value.toFixed(4);
 }

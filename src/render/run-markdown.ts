@@ -1,10 +1,11 @@
 import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { capitalized, noneFellShort } from "./failing.js";
+import { itemStatus } from "./item-status.js";
 import { leaderboardMarkdown } from "./leaderboard-text.js";
 import { cell, code, codeBlock } from "./markdown.js";
 import { notRunBanner, notRunText } from "./not-run.js";
-import { budgetLine, itemCountsText, plannedText, statusOf } from "./run-text.js";
+import { budgetLine, itemCountsText, plannedText } from "./run-text.js";
 import { summaryMarkdown } from "./stats-markdown.js";
 
 /** report.md of a run: the Field table, then the checks (the seed's layout) or the cases. */
@@ -66,7 +67,7 @@ function checkSections(doc: RunDocument): string[] {
     ...doc.items.map((item) => {
       const worst = worstOutcome(item);
       const ms = item.outcomes.reduce((sum, o) => sum + (o.ms ?? 0), 0);
-      return `| ${code(item.id)} | ${code(item.type ?? "")} | \`${statusOf(item)}\` | ${item.score} | ${ms} | ${code(worst?.reason ?? "")} |`;
+      return `| ${code(item.id)} | ${code(item.type ?? "")} | \`${itemStatus(item)}\` | ${item.score} | ${ms} | ${code(worst?.reason ?? "")} |`;
     }),
     "",
     ...summaryMarkdown({ stats: doc.stats, ...doc.summary }, doc),
@@ -74,7 +75,7 @@ function checkSections(doc: RunDocument): string[] {
   for (const item of doc.items) {
     const worst = worstOutcome(item);
     if (!worst || (worst.reason === null && worst.error === null)) continue;
-    lines.push("", `## ${code(item.id)}`, "", `- Status: \`${statusOf(item)}\``);
+    lines.push("", `## ${code(item.id)}`, "", `- Status: \`${itemStatus(item)}\``);
     if (worst.reason !== null) lines.push(`- Reason: ${code(worst.reason)}`);
     // An error's reason is its detail on one line: the detail is shown when it says more.
     if (worst.error !== null && worst.error !== worst.reason) {
@@ -86,7 +87,7 @@ function checkSections(doc: RunDocument): string[] {
 
 /** The sample that decided the item's status: its first error, else its first failure. */
 function worstOutcome(item: DocumentItem) {
-  const status = statusOf(item);
+  const status = itemStatus(item);
   return item.outcomes.find((o) => o.status === status) ?? item.outcomes[0] ?? null;
 }
 

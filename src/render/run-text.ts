@@ -1,11 +1,13 @@
 import pc from "picocolors";
 import { isIncomplete } from "../report/coverage.js";
-import type { DocumentItem, RunDocument, VerdictOutcome } from "../report/document.js";
+import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
 import { sequentialRunText } from "./compare-text.js";
+import { type ItemStatus, itemCounts, itemStatus } from "./item-status.js";
 import { notRunLine } from "./not-run.js";
-import { passedOf, runSummaryText, seconds } from "./stats-text.js";
+import { passedOf } from "./numbers.js";
+import { runSummaryText, seconds } from "./stats-text.js";
 
 /** Items listed under "Fell short"; the rest are in report.md and report.json. */
 const LISTED_ITEMS = 10;
@@ -48,14 +50,14 @@ function checkLines(doc: RunDocument, all: boolean): string[] {
   const points = doc.items.reduce((sum, item) => sum + item.score, 0);
   const total = doc.items.length;
   const percentage = total === 0 ? 0 : Math.round((points / total) * 1000) / 10;
-  const listed = all ? doc.items : doc.items.filter((item) => statusOf(item) !== "passed");
+  const listed = all ? doc.items : doc.items.filter((item) => itemStatus(item) !== "passed");
   const unlisted = total - listed.length;
   return [
     `Score: ${points}/${total}`,
     `Percentage: ${percentage.toFixed(1)}%`,
     `Passed: ${doc.run_passed ? pc.green("yes") : pc.red("no")}`,
     ...listed.map((item) => {
-      const status = statusOf(item);
+      const status = itemStatus(item);
       const samples = item.samples > 1 ? ` ${passedOf(item.score, item.samples)}` : "";
       const why = sampleReason(item);
       return `- ${item.id}: ${STATUS_COLOR[status](`${status}${samples}`)}${why ? ` - ${why}` : ""}`;
@@ -89,17 +91,9 @@ export function plannedText(doc: RunDocument): string {
   return `of ${doc.samples_planned} (k=${k ?? 1})`;
 }
 
-export type ItemStatus = "passed" | "failed" | "error";
-
-/** An item is an error when any sample was, else passed only when every sample passed. */
-export function statusOf(item: DocumentItem): ItemStatus {
-  if (item.errors > 0) return "error";
-  return item.score === 1 ? "passed" : "failed";
-}
-
 /** Why the item's worst sample fell short, as the sample said it (no `sample N:` prefix). */
 function sampleReason(item: DocumentItem): string | null {
-  const status = statusOf(item);
+  const status = itemStatus(item);
   const worst = item.outcomes.find((o) => o.status === status) ?? null;
   if (worst === null) return item.problem;
   return worst.reason ?? worst.error;
@@ -121,7 +115,6 @@ function fellShort(items: readonly DocumentItem[]): string[] {
   ];
 }
 
-/** `Budget: $0.0950 spent of --max-cost $0.10; 12 of 40 samples not run: …` */
 /** How many judge verdicts the cache gave: a changed judge behind the same name is not asked. */
 export function judgeCacheLine(doc: RunDocument): string {
   const counted = doc.judge_cache;
@@ -130,6 +123,7 @@ export function judgeCacheLine(doc: RunDocument): string {
   return `Judge verdicts: ${counted.cached} of ${counted.verdicts} from the cache${again}`;
 }
 
+/** `Budget: $0.0950 spent of --max-cost $0.10; 12 of 40 samples not run: …` */
 export function budgetLine(doc: RunDocument): string {
   const money = (x: number) => `$${x.toFixed(4)}`;
   const { max_cost: max, spent } = doc.budget ?? { max_cost: 0, spent: 0 };
@@ -142,13 +136,6 @@ export function budgetLine(doc: RunDocument): string {
     `${countOf(doc.samples_planned, "sample")} not run: finish them with --resume ${doc.output_dir} ` +
     "and a higher --max-cost"
   );
-}
-
-/** How many items passed, failed and errored (an item errs when a sample did). */
-export function itemCounts(items: readonly DocumentItem[]): Record<ItemStatus, number> {
-  const counts = { passed: 0, failed: 0, error: 0 };
-  for (const item of items) counts[statusOf(item)]++;
-  return counts;
 }
 
 /**
@@ -175,17 +162,11 @@ function countsLine(doc: RunDocument): string {
   return `${itemCountsText(doc.items, paint)} in ${seconds(doc.duration_ms ?? 0)}`;
 }
 
-const OUTCOME_WORD: Record<VerdictOutcome, string> = {
-  passed: "passed",
-  failed: "failed",
-  regression: "failed",
-  inconclusive: "failed",
-  budget_exhausted: "failed",
-  interrupted: "failed",
-};
-
-/** `Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed`: what was gated, and how. */
+/**
+ * `Gate: 18/20 samples passed (90.0%) < threshold 1.0 → failed`: what was gated, and how; every
+ * verdict but passed (a regression, an interrupt, …) is a failed gate.
+ */
 export function gateLine(doc: RunDocument): string {
-  const word = OUTCOME_WORD[doc.verdict.outcome];
-  return `Gate: ${doc.verdict.rule} → ${word === "passed" ? pc.green(word) : pc.red(word)}`;
+  const passed = doc.verdict.outcome === "passed";
+  return `Gate: ${doc.verdict.rule} → ${passed ? pc.green("passed") : pc.red("failed")}`;
 }

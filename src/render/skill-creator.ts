@@ -67,7 +67,7 @@ function expectationsOf(outcome: Outcome) {
 export function benchmarkJson(baseline: Arm, candidate: Arm, meta: BenchmarkMeta): string {
   const arms = [candidate, baseline];
   const runs = arms.flatMap(runsOf);
-  const summaries = arms.map((arm) => [arm.configuration, armSummary(runsOf(arm))] as const);
+  const summaries = arms.map((arm) => [arm.configuration, armSummary(arm)] as const);
   const [cand, base] = summaries.map(([, summary]) => summary);
   const compare = candidate.document.compare;
   return json({
@@ -94,7 +94,8 @@ export function benchmarkJson(baseline: Arm, candidate: Arm, meta: BenchmarkMeta
       ci_level: compare.ci_level,
       verdict: compare.verdict,
       does_not_make_worse: compare.verdict === "pass",
-      helps: compare.ci_low > 0,
+      helps: (compare.sequential?.ci_low ?? compare.ci_low) > 0,
+      sequential: compare.sequential ?? null,
       margin: compare.margin,
       scope: compare.scope,
     },
@@ -155,11 +156,17 @@ interface Stat {
   max: number;
 }
 
-function armSummary(runs: readonly Run[]) {
+/**
+ * An arm's figures over its samples, as skill-creator's run_summary has them, and what the arm
+ * cost (its agent's and judge's tokens at [pricing]; null: a model without a price).
+ */
+export function armSummary(arm: Arm) {
+  const runs = runsOf(arm);
   return {
     pass_rate: stat(runs.map((r) => r.result.pass_rate)),
     time_seconds: stat(runs.map((r) => r.result.time_seconds)),
     tokens: stat(runs.map((r) => r.result.tokens)),
+    cost_usd: arm.document.run.cost,
   };
 }
 

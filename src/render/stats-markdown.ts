@@ -3,7 +3,8 @@ import { countOf } from "../report/gate.js";
 import type { KStats, RunSummary } from "../report/run-summary.js";
 import { code } from "./markdown.js";
 import { passRateScope } from "./not-run.js";
-import { breakdownLevel, fixed, judgeNoiseText } from "./stats-text.js";
+import { fixed } from "./numbers.js";
+import { breakdownLevel, judgeNoiseText, tokenText } from "./stats-text.js";
 
 /** The statistics section of every report.md (the same facts `eb report` prints). */
 export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null = null): string[] {
@@ -24,9 +25,9 @@ export function summaryMarkdown(summary: RunSummary, coverage: Coverage | null =
     `| Error samples | ${stats.errors} |`,
     `| Cached samples | ${stats.cached} |`,
     ...latencyRow(summary),
-    ...summary.tokens.target.map((t) => `| Target ${code(t.model)} | ${tokens(t)} |`),
+    ...summary.tokens.target.map((t) => `| Target ${code(t.model)} | ${tokenText(t)} |`),
     ...(summary.tokens.judge
-      ? [`| Judge ${code(summary.tokens.judge.model)} | ${tokens(summary.tokens.judge)} |`]
+      ? [`| Judge ${code(summary.tokens.judge.model)} | ${tokenText(summary.tokens.judge)} |`]
       : []),
     "",
     ...listSection(
@@ -60,11 +61,6 @@ function latencyRow(summary: RunSummary): string[] {
   return [
     `| Latency p50 / p95 | ${Math.round(latency.p50)} / ${Math.round(latency.p95)} ms over ${countOf(latency.uncached, "uncached sample")} |`,
   ];
-}
-
-function tokens(t: { input: number; output: number; cost: number | null }): string {
-  const cost = t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`;
-  return `${t.input} in / ${t.output} out tokens, ${cost}`;
 }
 
 function listSection(title: string, entries: readonly string[]): string[] {

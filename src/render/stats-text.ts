@@ -9,6 +9,7 @@ import type {
   TokenCost,
 } from "../report/run-summary.js";
 import { passRateScope } from "./not-run.js";
+import { fixed, passedOf, percent } from "./numbers.js";
 
 /** Flaky items named; the others are counted. */
 export const FLAKY_SHOWN = 10;
@@ -127,24 +128,14 @@ function cacheLine(summary: RunSummary): string {
 
 function tokenLines(summary: RunSummary): string[] {
   const { target, judge } = summary.tokens;
-  const line = (role: string, t: TokenCost) =>
-    `${role} ${t.model || "(unnamed)"}: ${t.input} in / ${t.output} out tokens, ${t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`}`;
+  const line = (role: string, t: TokenCost) => `${role} ${t.model || "(unnamed)"}: ${tokenText(t)}`;
   return [...target.map((t) => line("target", t)), ...(judge ? [line("judge", judge)] : [])];
 }
 
-/** `4/5`: samples passed of those run; the score itself for fractional scores (the article's). */
-export function passedOf(score: number, samples: number): string {
-  const passed = score * samples;
-  const whole = Math.round(passed);
-  return Math.abs(passed - whole) < 1e-9 ? `${whole}/${samples}` : fixed(score, 2);
-}
-
-export function fixed(value: number | null, digits = 3): string {
-  return value === null ? "n/a" : value.toFixed(digits);
-}
-
-function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10}%`;
+/** `1200 in / 300 out tokens, $0.0042`. */
+export function tokenText(t: TokenCost): string {
+  const cost = t.cost === null ? "no price in [pricing]" : `$${t.cost.toFixed(4)}`;
+  return `${t.input} in / ${t.output} out tokens, ${cost}`;
 }
 
 export function seconds(ms: number): string {

@@ -5,6 +5,9 @@
 import { z } from "zod";
 import { INTERVAL_METHODS, SCOPES } from "../stats/types.js";
 
+/** The paired intervals the gate computes, by name (see docs/statistics.md). */
+export const PAIRED_INTERVALS = ["miettinen-nurminen", "tango", "bootstrap"] as const;
+
 const count = z.number().int().min(0);
 const share = z.number().min(0).max(1).nullable();
 const net = z.number().min(-1).max(1).nullable();
@@ -50,6 +53,11 @@ export const compareBlockSchema = z
     ci_high: z.number(),
     ci_level: z.number(),
     ci_method: z.enum(INTERVAL_METHODS),
+    paired_interval: z
+      .enum(PAIRED_INTERVALS)
+      .describe(
+        "The paired interval computed: Miettinen–Nurminen per case combined by Newcombe (these cases, each sampled twice or more on both sides), Tango's score interval (cases like these, or one sample per case), or the bootstrap (--interval bootstrap).",
+      ),
     paired: count.describe("Items in both runs."),
     margin: z.number(),
     verdict: z.enum(GATE_VERDICTS),

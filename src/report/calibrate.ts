@@ -19,32 +19,7 @@ import type { RunKind, StoredRow } from "./record.js";
 import type { TallyOptions } from "./row-tally.js";
 
 /** The figures of one grader (`--json` field names). */
-export interface GraderCalibration {
-  grader: string;
-  /** Labels joined with a mark of the grader. */
-  labels: number;
-  labelled_pass: number;
-  labelled_fail: number;
-  /** What the run's rate is over: items (for a check, the check's samples). */
-  units: number;
-  tpr: number | null;
-  tpr_ci_low: number | null;
-  tpr_ci_high: number | null;
-  tnr: number | null;
-  tnr_ci_low: number | null;
-  tnr_ci_high: number | null;
-  kappa: number | null;
-  kappa_ci_low: number | null;
-  kappa_ci_high: number | null;
-  raw_pass_rate: number;
-  raw_ci_low: number;
-  raw_ci_high: number;
-  corrected_pass_rate: number | null;
-  corrected_ci_low: number | null;
-  corrected_ci_high: number | null;
-  /** Why there is no corrected rate; null when there is one. */
-  problem: string | null;
-}
+export type GraderCalibration = ReturnType<typeof graderCalibration>;
 
 export interface Calibration {
   labels_file: string;
@@ -183,7 +158,7 @@ function graderCalibration(
   units: readonly ItemAgg[],
   counts: Confusion,
   level: number,
-): GraderCalibration {
+) {
   const raw = passRateInterval(units, "clopper-pearson", { level });
   const trials = effectiveTrials(
     itemScores(units),
@@ -194,9 +169,11 @@ function graderCalibration(
   const why = refusal(counts);
   return {
     grader,
+    /** Labels joined with a mark of the grader. */
     labels: counts.tp + counts.fn + counts.tn + counts.fp,
     labelled_pass: counts.tp + counts.fn,
     labelled_fail: counts.tn + counts.fp,
+    /** What the run's rate is over: items (for a check, the check's samples). */
     units: units.length,
     ...flat("tpr", tpr),
     ...flat("tnr", tnr),
@@ -207,6 +184,7 @@ function graderCalibration(
     corrected_pass_rate: corrected.estimate,
     corrected_ci_low: corrected.low,
     corrected_ci_high: corrected.high,
+    /** Why there is no corrected rate; null when there is one. */
     problem: why === null ? null : refusalText(why),
   };
 }

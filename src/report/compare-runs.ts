@@ -76,14 +76,16 @@ function missingWarnings(comparison: Comparison): string[] {
   return warnings;
 }
 
+/** `3 item(s): a, b, c`: what a run holds, for a message about runs that share none. */
+export function itemsText(run: RunRows): string {
+  const list = [...run.tally.items.keys()].sort();
+  return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
+}
+
 function noSharedItem(base: RunRows, cand: RunRows): string {
-  const ids = (run: RunRows) => {
-    const list = [...run.tally.items.keys()].sort();
-    return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
-  };
   return (
     `the runs share no item, so there is nothing to compare: the baseline ${base.file} has ` +
-    `${ids(base)}; the candidate ${cand.file} has ${ids(cand)}. Compare runs of the same checks or case file.`
+    `${itemsText(base)}; the candidate ${cand.file} has ${itemsText(cand)}. Compare runs of the same checks or case file.`
   );
 }
 
@@ -115,6 +117,7 @@ export function compareFigures(
     ci_high: c.high,
     ci_level: c.level,
     ci_method: c.method,
+    paired_interval: pairedInterval(c),
     paired: c.n,
     margin: c.margin,
     verdict: c.verdict,
@@ -269,4 +272,8 @@ const INCONCLUSIVE_NOTE = {
   fail: " (--inconclusive pass would accept it)",
 } as const;
 
-/** `paired compare with the baseline B at margin 0.02 → inconclusive (--inconclusive pass would accept it)` */
+/** Which paired interval the comparison computed, by name. */
+function pairedInterval(c: RunComparison): CompareFigures["paired_interval"] {
+  if (c.method === "bootstrap") return "bootstrap";
+  return c.interval === "cases" ? "miettinen-nurminen" : "tango";
+}

@@ -183,13 +183,9 @@ export interface DocumentMeta {
 }
 
 /** A check's or a case's words that are not in its rows. */
-export interface ItemText {
-  type?: string | null;
-  description?: string | null;
-  source?: string | null;
-  line?: number | null;
-  input?: string | null;
-}
+export type ItemText = Partial<
+  Pick<DocumentItem, "type" | "description" | "source" | "line" | "input">
+>;
 
 /** Builds the document from a finished pass over the rows. */
 export function buildDocument(

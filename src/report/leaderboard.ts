@@ -17,10 +17,10 @@
 import path from "node:path";
 import { InputError } from "../errors.js";
 import { adjustedLevel } from "../stats/adjust.js";
-import { comparePaired } from "../stats/compare.js";
+import { type Comparison, comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
 import { type LeaderboardBlock, type LeaderboardEntry, NO_TOKENS } from "./blocks.js";
-import { manifestWarnings, preview } from "./compare-runs.js";
+import { itemsText, manifestWarnings, preview } from "./compare-runs.js";
 import { isIncomplete, notRunLine } from "./coverage.js";
 import type { RunDocument } from "./document.js";
 import type { RunRows } from "./read-rows.js";
@@ -84,25 +84,16 @@ export function leaderboard(
   return { entries, runs: ranked, comparisons, pairedLevel, level: options.level, warnings };
 }
 
-interface Paired {
-  delta: number;
-  low: number;
-  high: number;
-  level: number;
-  n: number;
-}
-
 function pairWithBest(
   best: LeaderboardRun,
   run: LeaderboardRun,
   options: LeaderboardOptions & { pairedLevel: number },
-): Paired {
+): Comparison {
   const { method, seed, pairedLevel: level } = options;
-  const c = comparePaired(best.rows.tally.items, run.rows.tally.items, { method, seed, level });
-  return { delta: c.delta, low: c.low, high: c.high, level: c.level, n: c.n };
+  return comparePaired(best.rows.tally.items, run.rows.tally.items, { method, seed, level });
 }
 
-function entryOf(run: LeaderboardRun, rank: number, paired: Paired | null): LeaderboardEntry {
+function entryOf(run: LeaderboardRun, rank: number, paired: Comparison | null): LeaderboardEntry {
   const { stats, summary } = run.document;
   const manifest = run.rows.manifest;
   const { tokens } = summary;
@@ -201,13 +192,9 @@ function sharedItems(a: LeaderboardRun, b: LeaderboardRun): number {
 }
 
 function noSharedItem(a: LeaderboardRun, b: LeaderboardRun): string {
-  const ids = (run: LeaderboardRun) => {
-    const list = [...run.rows.tally.items.keys()].sort();
-    return list.length === 0 ? "no items" : `${list.length} item(s): ${preview(list)}`;
-  };
   return (
     `the runs ${runId(a)} and ${runId(b)} share no item, so they are not runs of the same suite: ` +
-    `${a.rows.file} has ${ids(a)}; ${b.rows.file} has ${ids(b)}. Rank runs of the same checks or case file.`
+    `${a.rows.file} has ${itemsText(a.rows)}; ${b.rows.file} has ${itemsText(b.rows)}. Rank runs of the same checks or case file.`
   );
 }
 

@@ -1,11 +1,5 @@
 import { z } from "zod";
-import {
-  MANIFEST_SHAPES,
-  type Manifest,
-  type RunKind,
-  type SequentialRun,
-  sequentialRunSchema,
-} from "./record.js";
+import { MANIFEST_SHAPES, type Manifest, sequentialRunSchema } from "./record.js";
 
 /** Earlier versions wrote these only at the end. */
 const lenient = {
@@ -26,47 +20,16 @@ export function parseManifest(value: unknown): Manifest | null {
   return parsed.success ? parsed.data : null;
 }
 
-/**
- * What `eb report` and `eb compare` read of any manifest, ours or another tool's: its kind and
- * its definitions' digests, when it has them.
- */
-export interface ManifestSummary {
-  kind: RunKind | null;
-  /** The run's id, when its manifest has one. */
-  run_id: string | null;
-  /** What a case run evaluated: the model's name, or the command; null for checks. */
-  target: string | null;
-  definitions: Record<string, string>;
-  /** A case run's judge model, to price its tokens. */
-  judge_model: string | null;
-  /** What the run set out to do, when its manifest says (runs of earlier versions do not). */
-  planned: { items: number; samplesPerItem: number } | null;
-  /** Where the run came from and how it ended, as far as the manifest says. */
-  version: string | null;
-  git_commit: string | null;
-  project_root: string | null;
-  command: string[] | null;
-  /** Which suite the run is of (absent before 0.4). */
-  suite: string | null;
-  started_at: string | null;
-  ended_at: string | null;
-  interrupted: boolean | null;
-  budget_exceeded: boolean | null;
-  /** A sequential case run: its cap and why it stopped. */
-  sequential: SequentialRun | null;
-  resumes: number;
-  shards: string[] | null;
-  merged_runs: string[] | null;
-}
-
 const count = z.number().int().min(0).nullable().catch(null).default(null);
 const text = z.string().nullable().catch(null).default(null);
 const flag = z.boolean().nullable().catch(null).default(null);
+const texts = z.array(z.string()).nullable().catch(null).default(null);
 
 /** Each field on its own: one that is missing or of another shape reads as absent. */
 const summarySchema = z.object({
   kind: z.enum(["checks", "cases", "pairwise"]).nullable().catch(null).default(null),
-  run_id: z.string().nullable().catch(null).default(null),
+  run_id: text,
+  /** What a case run evaluated: the model's name, or the command; null for checks. */
   target: z
     .union([
       z.object({ model: z.string() }).transform((t) => t.model),
@@ -76,12 +39,14 @@ const summarySchema = z.object({
     .catch(null)
     .default(null),
   definitions: z.record(z.string(), z.string()).catch({}).default({}),
-  judge_model: z.string().nullable().catch(null).default(null),
+  /** A case run's judge model, to price its tokens. */
+  judge_model: text,
   items_planned: count,
   version: text,
   git_commit: text,
   project_root: text,
-  command: z.array(z.string()).nullable().catch(null).default(null),
+  command: texts,
+  /** Which suite the run is of (absent before 0.4). */
   suite: text,
   started_at: text,
   ended_at: text,
@@ -89,12 +54,25 @@ const summarySchema = z.object({
   budget_exceeded: flag,
   sequential: sequentialRunSchema.nullable().catch(null).default(null),
   resumes: count,
-  shards: z.array(z.string()).nullable().catch(null).default(null),
-  merged_runs: z.array(z.string()).nullable().catch(null).default(null),
+  shards: texts,
+  merged_runs: texts,
   // Samples per item: k of a case run, samples of a check run.
   k: count,
   samples: count,
 });
+
+/**
+ * What `eb report` and `eb compare` read of any manifest, ours or another tool's: its kind, its
+ * definitions' digests, where the run came from and how it ended, as far as it says.
+ */
+export type ManifestSummary = Omit<
+  z.output<typeof summarySchema>,
+  "items_planned" | "k" | "samples" | "resumes"
+> & {
+  /** What the run set out to do, when its manifest says (runs of earlier versions do not). */
+  planned: { items: number; samplesPerItem: number } | null;
+  resumes: number;
+};
 
 export function summarizeManifest(value: unknown): ManifestSummary {
   const parsed = summarySchema.safeParse(value);

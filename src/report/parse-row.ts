@@ -1,3 +1,4 @@
+import { isObject } from "./json.js";
 import { type StoredRow, statusSchema } from "./record.js";
 
 /** What one line of a rows file holds. */
@@ -50,7 +51,7 @@ const SIDE_FIELDS: readonly SideField[] = [
   {
     name: "tags",
     get: (row) => row.tags,
-    valid: isStringList,
+    valid: (value) => Array.isArray(value) && value.every(isString),
     want: "a list of strings",
     feeds: "the breakdown by tag",
   },
@@ -71,7 +72,7 @@ const SIDE_FIELDS: readonly SideField[] = [
   {
     name: "ms",
     get: (row) => row.ms,
-    valid: isDuration,
+    valid: (value) => typeof value === "number" && Number.isFinite(value) && value >= 0,
     want: "a number ≥ 0",
     feeds: "the latency",
   },
@@ -254,10 +255,6 @@ function shown(value: unknown): string {
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isString(value: unknown): value is string {
   return typeof value === "string";
 }
@@ -267,16 +264,8 @@ function isVoteRecord(value: unknown): boolean {
   return Object.values(value).every((v) => Array.isArray(v) && v.every((x) => x === 0 || x === 1));
 }
 
-function isStringList(value: unknown): boolean {
-  return Array.isArray(value) && value.every(isString);
-}
-
 function isBooleanRecord(value: unknown): boolean {
   if (!isObject(value)) return false;
   for (const key in value) if (typeof value[key] !== "boolean") return false;
   return true;
-}
-
-function isDuration(value: unknown): boolean {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }

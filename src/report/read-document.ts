@@ -5,7 +5,6 @@ import {
   budgetSchema,
   buildDocument,
   type DocumentMeta,
-  type ItemText,
   judgeCacheSchema,
   type RunDocument,
 } from "./document.js";
@@ -48,7 +47,6 @@ const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().catch(nul
 const writtenOutputSchema = z.object(
   outcomeSchema.pick({ sample: true, excerpt: true, chars: true, files: true }).shape,
 );
-type WrittenOutput = z.output<typeof writtenOutputSchema>;
 
 /** Each field on its own: one that is missing or of another shape reads as absent. */
 const writtenReportSchema = z.object({
@@ -80,35 +78,21 @@ const writtenReportSchema = z.object({
  * source, line and input (the case's messages). Null for a rows file outside a run folder, or a report.json
  * that is missing or not JSON: the rows alone then make the document.
  */
-export interface WrittenReport {
-  passThreshold: number | null;
-  budget: RunDocument["budget"];
-  judgeCache: RunDocument["judge_cache"];
-  run: Pick<RunDocument["run"], "target" | "judge"> | null;
-  notRun: RunDocument["not_run"] | null;
-  texts: ReadonlyMap<string, ItemText>;
-  /** Each item's samples' outputs, by item id and sample. */
-  outputs: ReadonlyMap<string, readonly WrittenOutput[]>;
-}
+export type WrittenReport = NonNullable<Awaited<ReturnType<typeof readWrittenReport>>>;
 
-export async function readWrittenReport(rowsFile: string): Promise<WrittenReport | null> {
+export async function readWrittenReport(rowsFile: string) {
   if (path.basename(rowsFile) !== "rows.jsonl") return null;
   const file = path.join(path.dirname(rowsFile), "report.json");
   const text = await readFile(file, "utf8").catch(() => null);
   if (text === null) return null;
   const parsed = writtenReportSchema.safeParse(parseJsonOrNull(text));
   if (!parsed.success) return null;
-  const { pass_threshold, budget, judge_cache, run, not_run, items } = parsed.data;
-  const texts = new Map(items.map(({ id, outcomes: _, ...fields }) => [id, fields]));
-  const outputs = new Map(items.map(({ id, outcomes }) => [id, outcomes]));
+  const { items, ...fields } = parsed.data;
   return {
-    passThreshold: pass_threshold,
-    budget,
-    judgeCache: judge_cache,
-    run,
-    notRun: not_run,
-    texts,
-    outputs,
+    ...fields,
+    texts: new Map(items.map(({ id, outcomes: _, ...texts }) => [id, texts])),
+    /** Each item's samples' outputs, by item id and sample. */
+    outputs: new Map(items.map(({ id, outcomes }) => [id, outcomes])),
   };
 }
 
@@ -176,13 +160,13 @@ function metaOf(
     },
     itemsPlanned: m?.planned?.items ?? null,
     planned:
-      written?.notRun ??
+      written?.not_run ??
       (m?.kind === "checks" ? Object.keys(m.definitions).map((id) => ({ id })) : undefined),
-    passThreshold: written?.passThreshold ?? 1,
+    passThreshold: written?.pass_threshold ?? 1,
     // A run that never ended (killed) is as incomplete as one interrupted.
     interrupted: m !== null && m.started_at !== null && (m.interrupted ?? true),
     budget: written?.budget ?? null,
-    judgeCache: written?.judgeCache ?? null,
+    judgeCache: written?.judge_cache ?? null,
     budgetExhausted: m?.budget_exceeded ?? false,
   };
 }

@@ -386,16 +386,7 @@ export const MANIFEST_SHAPES = {
     ...pairwiseSettings,
     judge_model_versions: caseClosing.judge_model_versions.optional(),
   },
-  cases: {
-    ...manifestBase,
-    ...caseSettings,
-    model_versions: caseClosing.model_versions.optional(),
-    judge_model_versions: caseClosing.judge_model_versions.optional(),
-    versions_not_listed: caseClosing.versions_not_listed,
-    concurrency: caseClosing.concurrency,
-    budget_exceeded: caseClosing.budget_exceeded,
-    sequential: caseClosing.sequential,
-  },
+  cases: { ...manifestBase, ...caseSettings, ...z.object(caseClosing).partial().shape },
 };
 
 export const manifestSchema = z.discriminatedUnion("kind", [
@@ -417,9 +408,7 @@ export const rowsLineSchema = z.union([
 ]);
 
 /** What a pairwise run adds to its manifest as it ends. */
-export interface PairwiseClosing {
-  judge_model_versions: string[];
-}
+export type PairwiseClosing = Pick<CaseClosing, "judge_model_versions">;
 
 /** Each kind's settings, manifest, closing manifest fields and row. */
 interface KindTypes {

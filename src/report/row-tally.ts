@@ -54,6 +54,8 @@ export class RowTally {
   readonly targetTokens = new Map<string, TokenCount>();
   readonly judgeTokens: TokenCount = { input: 0, output: 0 };
   readonly judgeNoise = new JudgeNoiseTally();
+  /** The model versions that answered (a case row's `model_version`). */
+  readonly modelVersions = new Set<string>();
   samples = 0;
   errors = 0;
   cached = 0;
@@ -107,6 +109,7 @@ export class RowTally {
       this.cached++;
     } else if (typeof row.ms === "number") this.addLatency(row.ms);
     this.addTokens(row);
+    if (typeof row.model_version === "string") this.modelVersions.add(row.model_version);
     this.judgeNoise.add(row);
     if (this.options.outcomes) this.addOutcome(row, status);
   }

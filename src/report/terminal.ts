@@ -1,3 +1,5 @@
+import { mapStrings } from "./json.js";
+
 /**
  * What a terminal must not be sent from user content (check descriptions, ids, reasons, script
  * output): C0 controls but tab and newline (ESC starts every escape sequence; CR and BS overwrite
@@ -49,39 +51,7 @@ export function terminalSafeJson(json: string): string {
  * 2,000 cases a twentieth of its CPU.
  */
 export function terminalSafeStrings<T>(value: T): T {
-  return safeValue(value) as T;
-}
-
-function safeValue(value: unknown): unknown {
-  if (typeof value === "string") return terminalSafeLine(value);
-  if (Array.isArray(value)) {
-    let copy: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      const safe = safeValue(value[i]);
-      if (safe === value[i]) continue;
-      copy ??= value.slice();
-      copy[i] = safe;
-    }
-    return copy ?? value;
-  }
-  if (!isPlainObject(value)) return value;
-  const record = value as Record<string, unknown>;
-  let copy: Record<string, unknown> | null = null;
-  for (const key of Object.keys(record)) {
-    const safe = safeValue(record[key]);
-    if (safe === record[key]) continue;
-    // Every key of the copy is its own property, "__proto__" too: the assignment sets it.
-    copy ??= Object.fromEntries(Object.entries(record));
-    copy[key] = safe;
-  }
-  return copy ?? value;
-}
-
-/** Only what JSON.parse could have made: a Date or a buffer is not rebuilt from its entries. */
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  return mapStrings(value, terminalSafeLine);
 }
 
 function picture(char: string): string {

@@ -1,3 +1,4 @@
+import { mapStrings } from "../report/json.js";
 import { secretValues } from "./collect.js";
 import { createScrubber } from "./scrubber.js";
 
@@ -10,34 +11,7 @@ export type Scrub = (text: string) => string;
  * mostly clean.
  */
 export function scrubStrings<T>(value: T, scrub: Scrub): T {
-  return scrubbed(value, scrub) as T;
-}
-
-function scrubbed(value: unknown, scrub: Scrub): unknown {
-  if (typeof value === "string") return scrub(value);
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | null = null;
-    value.forEach((entry, i) => {
-      const clean = scrubbed(entry, scrub);
-      if (clean === entry) return;
-      copy ??= value.slice();
-      copy[i] = clean;
-    });
-    return copy ?? value;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  // Entries, not assignments: a "__proto__" key stays a key.
-  let changed: [string, unknown][] | null = null;
-  keys.forEach((key, i) => {
-    const cleanKey = scrub(key);
-    const clean = scrubbed(record[key], scrub);
-    if (changed === null && cleanKey === key && clean === record[key]) return;
-    changed ??= keys.slice(0, i).map((k): [string, unknown] => [k, record[k]]);
-    changed.push([cleanKey, clean]);
-  });
-  return changed === null ? value : Object.fromEntries(changed);
+  return mapStrings(value, scrub, true);
 }
 
 /**

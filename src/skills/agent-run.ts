@@ -7,6 +7,7 @@ import type { HarnessConfig } from "../config/load.js";
 import { runProcess } from "../process/run.js";
 import { lastLine } from "../process/tail.js";
 import type { Scrubber } from "../secrets/scrubber.js";
+import type { CheckVerdict } from "./eval-checks.js";
 import type { SkillFolder } from "./skill-dir.js";
 import { type ChangedFile, openWorkspace } from "./workspace.js";
 
@@ -34,6 +35,8 @@ export interface AgentSample {
   ms: number;
   /** The workspace's path, as the transcript names it (the folder itself is gone). */
   workspace: string;
+  /** The skill's eval_checks run on the workspace once the agent finished (none: not run). */
+  checks: CheckVerdict[];
 }
 
 /** The agent's stdout is the transcript: keep all of it that a session plausibly prints. */
@@ -46,7 +49,12 @@ const TRANSCRIPT_CHARS = 16 * 1024 * 1024;
 export async function runAgentSample(
   setup: AgentSetup,
   sample: { prompt: string; files: readonly string[]; skill: SkillFolder | null },
-  where: { folder: string; signal: AbortSignal },
+  where: {
+    folder: string;
+    signal: AbortSignal;
+    /** Runs on the workspace after an agent that finished, before the workspace is deleted. */
+    inspect?: ((workspace: string) => Promise<CheckVerdict[]>) | undefined;
+  },
 ): Promise<AgentSample> {
   const { skill } = sample;
   const install = skill === null ? null : { folder: skill, skillsDir: setup.skillAgent.skillsDir };
@@ -84,6 +92,10 @@ export async function runAgentSample(
     const changes = await workspace.changes();
     await workspace.keep(changes, path.join(where.folder, "outputs"), setup.scrubber.scrub);
     const failed = failure(result, setup.harness.timeoutSeconds);
+    const checks =
+      failed === null && where.inspect && !where.signal.aborted
+        ? await where.inspect(workspace.dir)
+        : [];
     return {
       transcript,
       changes,
@@ -92,6 +104,7 @@ export async function runAgentSample(
       model: invocation.model,
       ms: Math.round(result.ms),
       workspace: workspace.dir,
+      checks,
     };
   } finally {
     await workspace.remove();

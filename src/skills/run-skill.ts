@@ -1,22 +1,28 @@
 import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { missingAgentProgram } from "../agents/preflight.js";
 import { buildInvocation, resolveTemplate } from "../agents/resolve.js";
 import { skillAgentOf } from "../agents/skill-agents.js";
-import { openEndpoint } from "../cases/plan.js";
+import type { PairedDraws } from "../cases/paired-draws.js";
+import { openEndpoint, type Plan } from "../cases/plan.js";
 import type { CaseReport } from "../cases/report.js";
 import { type Config, environmentOf } from "../config/load.js";
-import { InputError } from "../errors.js";
+import { InputError, RunStoppedError } from "../errors.js";
+import type { CaseRow } from "../report/record.js";
 import type { RunOptions } from "../run/options.js";
 import { configOf } from "../run/options.js";
 import { newRunId } from "../run/provenance.js";
+import { ROWS_FILE } from "../run/run-folder.js";
 import { runSuite, type SuiteRun } from "../run/run-suite.js";
 import type { AgentSetup } from "./agent-run.js";
+import { loadEvalChecks } from "./eval-checks.js";
 import { loadSkillEvals, type SkillEvalFile } from "./evals.js";
 import { evalItems, needsJudge, triggerItems } from "./items.js";
 import { readSkillFolder, type SkillFolder } from "./skill-dir.js";
+import { AgentSpend } from "./spend.js";
 import { type SkillArm, type SkillItem, type SkillPlan, skillSuite } from "./suite.js";
 
 export interface RunSkillOptions extends RunOptions<"cases"> {
@@ -32,10 +38,17 @@ export interface RunSkillOptions extends RunOptions<"cases"> {
   /** Samples per eval and arm (default 1). */
   k?: number | undefined;
   requireUse?: boolean | undefined;
+  /** After each sample: the arm's configuration (without_skill, with_skill, …) and its row. */
+  onArmSample?: ((arm: string, row: CaseRow) => void) | undefined;
   /** Default: EVAL_BANANA_API_KEY, else OPENAI_API_KEY (the judge's). */
   apiKey?: string | undefined;
   /** false: the judge's verdicts are neither read from nor written to the cache. */
   cache?: boolean | undefined;
+  /**
+   * `--sequential`: the draws both arms share, made from the evals once they are read (as eb
+   * eval's arms make theirs from their plans); absent: k samples of every eval per arm.
+   */
+  sequential?: ((evals: Pick<Plan, "config" | "cases" | "lanes">) => PairedDraws) | undefined;
 }
 
 /** An arm's run. */
@@ -59,6 +72,8 @@ export interface SkillRun {
   /** The agent's model, as the runs name it; null: the CLI's own default. */
   model: string | null;
   judge: string | null;
+  /** `--sequential`: what the draws decided; null: a fixed-k run. */
+  draws: PairedDraws | null;
 }
 
 /** Agents at once per arm, unless [eval] workers says otherwise: each is a whole CLI session. */
@@ -89,6 +104,13 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     { model: undefined, judgeModel },
     signal,
   );
+  const agentModel = config.harness.model ?? setup.template.defaultModel ?? setup.agent;
+  const spend = AgentSpend.of(endpoint.budget, {
+    maxCost: config.eval.maxCost,
+    pricing: config.pricing,
+    model: agentModel,
+    judgeModel,
+  });
   const plan: SkillPlan = {
     config,
     setup: { ...setup, scrubber: endpoint.scrubber },
@@ -100,24 +122,31 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     judgeModel,
     judgeVersions: endpoint.judgeVersions,
     requireUse: options.requireUse === true,
+    spend,
+    checks: await loadEvalChecks(options.skill, config, environmentOf(options)),
     command: options.argv ? options.argv.map((arg) => endpoint.scrubber.scrub(arg)) : null,
   };
   if (!Number.isInteger(plan.k) || plan.k < 1)
     throw new InputError(`-k must be a whole number ≥ 1, got ${plan.k}`);
   // Every agent process and judge call of both arms listens to the one signal.
   setMaxListeners(Math.max(10, plan.workers * 8), signal);
-  const folder = path.join(config.outputDir, newRunId(new Date()));
+  const draws = options.sequential?.({ config, cases: evals, lanes: plan.workers }) ?? null;
+  const folder = options.resume ?? path.join(config.outputDir, newRunId(new Date()));
+  if (options.resume !== undefined) resumable(options.resume);
   const run = (arm: SkillArm, items: readonly SkillItem[], armSignal: AbortSignal) =>
     items.length === 0
       ? Promise.resolve(null)
       : runArm(plan, arm, items, { ...options, signal: armSignal, folder });
-  const without: SkillArm = baselineSkill
-    ? { configuration: "old_skill", skill: baselineSkill }
-    : { configuration: "without_skill", skill: null };
+  const without: SkillArm = {
+    ...(baselineSkill
+      ? { configuration: "old_skill", skill: baselineSkill }
+      : { configuration: "without_skill", skill: null }),
+    draws: draws?.arms[0],
+  };
   const arms = async () => {
     const [baseline, candidate] = await bothArms(signal, (armSignal) => [
       run(without, evals, armSignal),
-      run({ configuration: "with_skill", skill }, evals, armSignal),
+      run({ configuration: "with_skill", skill, draws: draws?.arms[1] }, evals, armSignal),
     ]);
     const triggered = signal.aborted
       ? null
@@ -138,6 +167,7 @@ export async function runSkill(options: RunSkillOptions): Promise<SkillRun> {
     agent: setup.agent,
     model: config.harness.model ?? setup.template.defaultModel,
     judge: judgeModel,
+    draws,
   };
 }
 
@@ -177,12 +207,34 @@ async function runArm(
   options: RunSkillOptions & { signal: AbortSignal; folder: string },
 ): Promise<ArmRun> {
   const outputDir = path.join(options.folder, arm.configuration);
+  // --resume: each arm finishes its own run folder; one never started starts there now.
+  const started = options.resume !== undefined && existsSync(path.join(outputDir, ROWS_FILE));
   const run = await runSuite(skillSuite(plan, arm, items), {
     ...options,
+    resume: started ? outputDir : undefined,
+    onSample: (row) => options.onArmSample?.(arm.configuration, row),
     config: { ...plan.config, outputDir, outputDirFromFlag: true },
     flatOutput: true,
+  }).catch((error: unknown) => {
+    throw wholeRun(error, outputDir, options.folder);
   });
   return { configuration: arm.configuration, skill: arm.skill, run };
+}
+
+/** An arm that cannot go on says how to finish the whole skill run, not the arm alone. */
+function wholeRun(error: unknown, armDir: string, folder: string): unknown {
+  if (!(error instanceof RunStoppedError)) return error;
+  const message = error.message.replaceAll(`--resume ${armDir}`, `--resume ${folder}`);
+  return new RunStoppedError(message, error.exitCode);
+}
+
+/** A skill run's folder holds its arms' run folders: one without any is no skill run. */
+function resumable(folder: string): void {
+  const arms = ["without_skill", "old_skill", "with_skill"];
+  if (arms.some((arm) => existsSync(path.join(folder, arm, ROWS_FILE)))) return;
+  throw new InputError(
+    `--resume ${folder}: not a skill run's folder (no ${arms.join(", ")} run folder in it); pass the folder eb skill run printed as "Skill run folder"`,
+  );
 }
 
 /** --agent, --model and --effort over `[harness]`. */

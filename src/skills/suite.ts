@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { countingJudge } from "../cases/judge-cache.js";
+import type { ArmDraws } from "../cases/paired-draws.js";
 import type { CaseReport } from "../cases/report.js";
 import { type JudgeFn, runCaseSample } from "../cases/sample.js";
 import type { Case } from "../cases/schema.js";
@@ -8,18 +9,22 @@ import { type CaseRunMeta, finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
 import { safeStem } from "../checks/stem.js";
 import type { Config } from "../config/load.js";
+import type { GraderSpec } from "../graders/types.js";
 import type { ChatResult } from "../model/types.js";
 import { gradingJson } from "../render/skill-creator.js";
 import {
   type CaseRow,
   type CaseSettings,
+  type SequentialRun,
   SKILL_USED_MARK,
   TRIGGER_MARK,
 } from "../report/record.js";
-import type { FinishContext, Finished, Suite } from "../run/suite.js";
+import type { FinishContext, Finished, SampleContext, Suite } from "../run/suite.js";
 import { type AgentSample, type AgentSetup, runAgentSample } from "./agent-run.js";
+import { type CheckVerdict, type EvalChecks, runEvalChecks } from "./eval-checks.js";
 import { evidenceText } from "./evidence.js";
 import type { SkillFolder } from "./skill-dir.js";
+import type { AgentSpend } from "./spend.js";
 
 /** One eval of the run: a case whose graders judge its expectations, and the eval's files. */
 export interface SkillItem extends Case {
@@ -32,6 +37,8 @@ export interface SkillItem extends Case {
 export interface SkillArm {
   configuration: string;
   skill: SkillFolder | null;
+  /** `--sequential`: the samples this arm runs, drawn one by one; absent: k of every eval. */
+  draws?: ArmDraws | undefined;
 }
 
 /** What both arms share. */
@@ -50,6 +57,10 @@ export interface SkillPlan {
   judgeVersions: Set<string>;
   /** `--require-use`: a with-skill sample that never used the skill is an error. */
   requireUse: boolean;
+  /** `--max-cost`, both arms' agents and judge together. */
+  spend: AgentSpend;
+  /** The skill's `evals/eval_checks/`, run on each eval sample's workspace; null: none. */
+  checks: EvalChecks | null;
   command: string[] | null;
 }
 
@@ -69,8 +80,42 @@ export function skillSuite(
   const tally = new CaseTally();
   const judging = countingJudge(plan.judge);
   const settings = skillSettings(plan, arm);
-  const label = `${plan.setup.agent} ${arm.configuration}`;
+  const model = agentModel(plan.setup);
   const { scrub } = plan.setup.scrubber;
+  const { draws } = arm;
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const sampleRun = async (item: SkillItem, sample: number, { runDir, signal }: SampleContext) => {
+    const folder = path.join(runDir, sampleFolder(item.id, sample));
+    await mkdir(folder, { recursive: true });
+    const { checks } = plan;
+    const inspect =
+      checks === null || item.shouldTrigger !== null
+        ? undefined
+        : (workspace: string) =>
+            runEvalChecks(checks, item.id, {
+              workspace,
+              folder,
+              signal,
+              scrubber: plan.setup.scrubber,
+            });
+    const ran = await runAgentSample(
+      plan.setup,
+      { prompt: item.messages.at(-1)?.content ?? "", files: item.files, skill: arm.skill },
+      { folder, signal, inspect },
+    );
+    if (signal.aborted) return null;
+    const heard = new Map<string, string>();
+    const graded = await runCaseSample(withEvidence(item, heard), sample, {
+      target: { complete: async () => chatResult(ran, model) },
+      judge: judging.judge,
+      judgeSamples: plan.config.eval.judgeSamples,
+      model,
+      signal,
+      scrub,
+    });
+    const evidenced = { ...graded, ...reasonsOf(graded, heard), skill: skillFields(ran, arm) };
+    return delivered(checked(evidenced, ran.checks), ran, item, plan);
+  };
   return {
     kind: "cases",
     projectRoot: plan.config.projectRoot,
@@ -83,37 +128,109 @@ export function skillSuite(
     definitions: {
       [plan.evalsFile]: `sha256:${plan.evalsSha256}`,
       ...(arm.skill ? { [arm.skill.dir]: arm.skill.sha256 } : {}),
+      ...Object.fromEntries(
+        (plan.checks?.prepared ?? []).map((p) => [p.check.sourcePath, p.digest]),
+      ),
     },
     shard: null,
     command: plan.command,
     manifestRoom: MANIFEST_ROOM,
     scrubber: plan.setup.scrubber,
     open: async () => {},
-    restore: async (row) => tally.add(row),
-    runSample: async (item, sample, { runDir, signal }) => {
-      const folder = path.join(runDir, sampleFolder(item.id, sample));
-      await mkdir(folder, { recursive: true });
-      const ran = await runAgentSample(
-        plan.setup,
-        { prompt: item.messages.at(-1)?.content ?? "", files: item.files, skill: arm.skill },
-        { folder, signal },
-      );
-      if (signal.aborted) return null;
-      const graded = await runCaseSample(item, sample, {
-        target: { complete: async () => chatResult(ran, label) },
-        judge: judging.judge,
-        judgeSamples: plan.config.eval.judgeSamples,
-        model: label,
-        signal,
-        scrub,
-      });
-      const row = delivered({ ...graded, skill: skillFields(ran, arm) }, ran, item, plan);
+    restore: async (row) => {
       tally.add(row);
-      return row;
+      draws?.restore(row);
+      plan.spend.restore(row);
     },
-    finish: (context) => finish(plan, { items, tally, settings }, context, judging.count),
+    runSample: async (item, sample, context) => {
+      const estimate = await plan.spend.admit(context.signal);
+      // Over the budget, a sample is not run: --resume with a higher cap runs it.
+      if (estimate === null) {
+        draws?.settled(item.id, sample, null);
+        return null;
+      }
+      try {
+        const row = await sampleRun(item, sample, context);
+        if (row === null) return null;
+        plan.spend.spent(row);
+        tally.add(row);
+        draws?.settled(item.id, sample, row.score);
+        return row;
+      } finally {
+        plan.spend.release(estimate);
+      }
+    },
+    ...(draws && {
+      draw: async (signal: AbortSignal) => {
+        const next = await draws.next(signal);
+        return next && { item: byId.get(next.id)!, sample: next.sample };
+      },
+    }),
+    finish: (context) =>
+      finish(
+        plan,
+        { items, tally, settings, sequential: draws?.plan() ?? null },
+        context,
+        judging.count,
+      ),
     close: async () => {},
   };
+}
+
+/**
+ * The item with each grader's reason noted in `heard`, a pass's too: the case machinery keeps
+ * only a failure's, and grading.json shows every expectation's evidence.
+ */
+function withEvidence(item: SkillItem, heard: Map<string, string>): SkillItem {
+  const graders = item.graders.map(
+    (grader): GraderSpec => ({
+      ...grader,
+      grade: async (output, context) => {
+        const outcome = await grader.grade(output, context);
+        if (outcome.reason !== undefined) heard.set(grader.name, outcome.reason);
+        return outcome;
+      },
+    }),
+  );
+  return { ...item, graders };
+}
+
+/** The row's reasons with the passing graders' added (a failure's stays as graded). */
+function reasonsOf(row: CaseRow, heard: ReadonlyMap<string, string>): Pick<CaseRow, "reasons"> {
+  const passed = [...heard].filter(([name]) => row.marks[name] === true);
+  if (passed.length === 0) return {};
+  return { reasons: Object.fromEntries([...passed, ...Object.entries(row.reasons ?? {})]) };
+}
+
+/**
+ * The eval_checks' verdicts as the sample's marks beside the expectations', each with its
+ * evidence: a failing check fails the sample, one that could not run makes it an error.
+ */
+function checked(row: CaseRow, verdicts: readonly CheckVerdict[]): CaseRow {
+  if (verdicts.length === 0) return row;
+  const marks = { ...row.marks };
+  const reasons = { ...row.reasons };
+  for (const v of verdicts) {
+    marks[v.name] = v.status === "passed";
+    reasons[v.name] = v.reason;
+  }
+  const marked = { ...row, marks, reasons };
+  if (row.status === "error") return marked;
+  const broken = verdicts.filter((v) => v.status === "error");
+  if (broken.length > 0) {
+    const error = broken.map((v) => `${v.name}: ${v.reason}`).join("; ");
+    return { ...marked, score: 0, status: "error", reason: error, error };
+  }
+  const failed = verdicts.filter((v) => v.status === "failed");
+  if (failed.length === 0) return marked;
+  const why = failed.map((v) => `${v.name}: ${v.reason}`).join("; ");
+  const reason = row.reason === null ? why : `${row.reason}; ${why}`;
+  return { ...marked, score: 0, status: "failed", reason };
+}
+
+/** The agent's model as rows name it (so [pricing] prices it), else the agent's name. */
+function agentModel(setup: AgentSetup): string {
+  return setup.harness.model ?? setup.template.defaultModel ?? setup.agent;
 }
 
 /** Where a sample's files go in the run folder (skill-creator's `eval-<id>/run-<n>`). */
@@ -123,11 +240,11 @@ export function sampleFolder(id: string, sample: number): string {
 }
 
 /** The agent's work as the case machinery grades it; a failed run is an error row. */
-function chatResult(ran: AgentSample, label: string): ChatResult {
+function chatResult(ran: AgentSample, model: string): ChatResult {
   if (ran.error !== null) throw new Error(ran.error);
   return {
     text: evidenceText(ran),
-    model: ran.model ?? label,
+    model: ran.model ?? model,
     usage: {
       ...(ran.transcript.promptTokens === null
         ? {}
@@ -213,7 +330,12 @@ function skillSettings(plan: SkillPlan, arm: SkillArm): CaseSettings {
 
 async function finish(
   plan: SkillPlan,
-  run: { items: readonly SkillItem[]; tally: CaseTally; settings: CaseSettings },
+  run: {
+    items: readonly SkillItem[];
+    tally: CaseTally;
+    settings: CaseSettings;
+    sequential: SequentialRun | null;
+  },
   context: FinishContext,
   judgeCache: CaseRunMeta["judgeCache"],
 ): Promise<Finished<"cases", CaseReport>> {
@@ -227,9 +349,11 @@ async function finish(
       passThreshold: plan.config.eval.passThreshold,
       pricing: plan.config.pricing,
       concurrency: null,
-      budget: null,
-      budgetExceeded: false,
+      budget: plan.spend.budgetBlock,
+      budgetExceeded: plan.spend.exceeded,
       judgeCache,
+      // A sequential arm planned the samples it drew (its grading files are added after).
+      sequential: run.sequential,
       formats: plan.config.reportFormats,
       scrub: plan.setup.scrubber.scrub,
     },

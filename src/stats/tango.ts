@@ -18,7 +18,7 @@ import { twoSidedZ } from "./distributions.js";
 const BISECTIONS = 60;
 
 /** The likeliest loss share under the difference `delta` (Tango's q̂₂₁), in shares. */
-function likeliestLoss(gain: number, loss: number, delta: number): number {
+export function likeliestLoss(gain: number, loss: number, delta: number): number {
   const b = -gain - loss + (2 - gain + loss) * delta;
   const c = -loss * delta * (1 - delta);
   return Math.max(0, (Math.sqrt(Math.max(0, b * b - 8 * c)) - b) / 4);
@@ -39,14 +39,24 @@ export function tangoBounds(
 ): [number, number] {
   if (!(n > 0)) return [Number.NaN, Number.NaN];
   const z = twoSidedZ(level);
-  const estimate = gain - loss;
+  return invertedTest(gain - loss, (delta) => rejects(gain, loss, n, delta, z));
+}
+
+/**
+ * Every difference in [−1, 1] that a test does not reject, for a test that rejects more the
+ * farther the difference is from the estimate: each bound by bisection.
+ */
+export function invertedTest(
+  estimate: number,
+  rejectsAt: (delta: number) => boolean,
+): [number, number] {
   const bound = (far: number): number => {
     let inside = estimate;
     let outside = far;
-    if (!rejects(gain, loss, n, far, z)) return far;
+    if (!rejectsAt(far)) return far;
     for (let step = 0; step < BISECTIONS; step++) {
       const middle = (inside + outside) / 2;
-      if (rejects(gain, loss, n, middle, z)) outside = middle;
+      if (rejectsAt(middle)) outside = middle;
       else inside = middle;
     }
     return inside;

@@ -291,7 +291,7 @@ describe("eb compare on GitHub Actions, and --markdown", () => {
     expect(body.split("\n")[0]).toBe("<!-- eval-banana:compare -->");
     expect(body).toMatch(/^## eval-banana compare: (❌ REGRESSION|⚠️ INCONCLUSIVE)$/m);
     expect(body).toMatch(
-      /^\*\*Paired delta -0\.2000\*\*, 95% interval \[-\d\.\d{4}, \+\d\.\d{4}\] over 5 paired items \(clopper-pearson\); margin 0\.02\.$/m,
+      /^\*\*Paired delta -0\.2000\*\*, 95% interval \[-\d\.\d{4}, \+\d\.\d{4}\] over 5 paired items \(miettinen-nurminen\); margin 0\.02\.$/m,
     );
     expect(body).toContain("**Gate: failed (exit 1).**");
     expect(body).toContain(`| Run | \`${runIdOf(base)}\` | \`${runIdOf(cand)}\` |`);

@@ -18,7 +18,7 @@ import { createCache } from "../../src/model/cache.js";
 import {
   type ChatRequestIdentity,
   canonicalJson,
-  chatCacheKey,
+  chatCacheKeys,
   commandCacheKey,
 } from "../../src/model/cache-key.js";
 
@@ -36,6 +36,10 @@ const request: ChatRequestIdentity = {
   messages: [{ role: "user", content: "hi" }],
   params: { temperature: 0.7, max_tokens: undefined },
 };
+
+/** One sample's key, as a run takes it from the request's keys. */
+const chatCacheKey = (identity: ChatRequestIdentity, sample: number) =>
+  chatCacheKeys(identity)(sample);
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth and drops undefined", () => {

@@ -62,7 +62,7 @@ describe("the limiter behind a chat target", () => {
     const record = limiters.records().m;
     expect(record?.rate_limited).toBe(1);
     // Cut once, 4 → 3, then growing additively again on the successes after the cut.
-    const limits = record?.history.map(([, limit]) => limit);
+    const limits = record?.history.map(([, limit]) => limit ?? Number.NaN);
     expect(limits?.slice(0, 2)).toEqual([4, 3]);
     expect(limits?.slice(1)).toEqual([...(limits?.slice(1) ?? [])].sort((a, b) => a - b));
     expect(server.requests).toHaveLength(13);

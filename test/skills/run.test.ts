@@ -1,80 +1,10 @@
-import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  completion,
-  type LoopbackServer,
-  lastContent,
-  startLoopbackServer,
-} from "../helpers/loopback-server.js";
-import { makeProject, runEb, sortedRows } from "../helpers/project.js";
+import { describe, expect, it } from "vitest";
+import { runEb, sortedRows } from "../helpers/project.js";
+import { json, project, type Row, runFolder, skillRun, useJudge } from "./skill-project.js";
 
-const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/skills");
-
-/**
- * The judge: it reads the RESPONSE section of the prompt (the agent's answer, tool calls and
- * changed files) and passes the expectation only when what it asks for is there.
- */
-function judge(prompt: string): string {
-  const response = prompt.slice(
-    prompt.indexOf("\nRESPONSE:\n"),
-    prompt.lastIndexOf("\nCRITERIA:\n"),
-  );
-  const criterion = prompt.slice(prompt.lastIndexOf("\nCRITERIA:\n"));
-  const pass = criterion.includes("mentions report.txt")
-    ? /FINAL ANSWER:\n.*report\.txt/.test(response)
-    : /FILES CREATED OR CHANGED[\s\S]*\nBANANA-SKILL-OK/.test(response);
-  const reason = pass ? "report.txt starts with the marker" : "no marker in report.txt";
-  return `{"score": ${pass ? 1 : 0}, "reason": "${reason}"}`;
-}
-
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer((request) => ({
-    body: completion(judge(lastContent(request)), "judge-m-2026"),
-  }));
-});
-afterAll(() => server.close());
-
-/** A project holding the banana skill, and a `claude` and a `codex` on PATH that are the fake. */
-function project(): { root: string; env: NodeJS.ProcessEnv } {
-  const root = makeProject();
-  cpSync(path.join(FIXTURES, "banana-skill"), path.join(root, "banana-skill"), { recursive: true });
-  const bin = path.join(root, "bin");
-  const fake = path.join(bin, "fake-skill-agent.mjs");
-  cpSync(path.join(FIXTURES, "fake-skill-agent.mjs"), fake);
-  for (const cli of ["claude", "codex"]) symlinkSync(fake, path.join(bin, cli));
-  return { root, env: { PATH: `${bin}${path.delimiter}${process.env.PATH}` } };
-}
-
-/** `eb skill run` of the banana skill with the fake claude (or `--agent` in extra), into `root/<out>/`. */
-function skillRun(root: string, env: NodeJS.ProcessEnv, extra: string[] = [], out = "out") {
-  const agent = extra.includes("--agent") ? [] : ["--agent", "claude"];
-  const args = ["skill", "run", "banana-skill", ...agent, "--judge", "judge-m"];
-  return runEb([...args, "--api-base", server.baseURL, "--out", out, "--cwd", root, ...extra], {
-    cwd: root,
-    env,
-    timeoutMs: 120_000,
-  });
-}
-
-/** The one skill run folder under `root/<out>/`. */
-function runFolder(root: string, out = "out"): string {
-  const [folder] = readdirSync(path.join(root, out));
-  return path.join(root, out, folder!);
-}
-
-interface Row {
-  id: string;
-  status: string;
-  reason: string | null;
-  marks: Record<string, boolean>;
-  skill: { sha256: string | null; used: boolean | null; tool_calls: number; files: string[] };
-}
-
-function json(file: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-}
+const judge = useJudge();
 
 describe("eb skill run", () => {
   it("a fake agent that follows the skill gives a positive uplift with an interval above 0", async () => {
@@ -113,7 +43,12 @@ describe("eb skill run", () => {
         errors: 0,
       },
       expectations: [
-        { text: "report.txt begins with the line BANANA-SKILL-OK", passed: true, evidence: "" },
+        {
+          text: "report.txt begins with the line BANANA-SKILL-OK",
+          passed: true,
+          // The judge's reason, a pass's too.
+          evidence: "report.txt starts with the marker",
+        },
       ],
       skill_used: true,
     });
@@ -146,6 +81,18 @@ describe("eb skill run", () => {
       expect.arrayContaining(["expectations", "summary", "timing", "execution_metrics"]),
     );
     expect(grading.summary).toEqual({ passed: 2, failed: 0, total: 2, pass_rate: 1 });
+    expect(grading.expectations).toEqual([
+      {
+        text: "report.txt begins with the line BANANA-SKILL-OK",
+        passed: true,
+        evidence: "report.txt starts with the marker",
+      },
+      {
+        text: "The final answer mentions report.txt",
+        passed: true,
+        evidence: "report.txt starts with the marker",
+      },
+    ]);
     expect(grading.execution_metrics).toMatchObject({
       total_tool_calls: 2,
       files_created: ["report.txt"],
@@ -220,7 +167,7 @@ describe("eb skill run", () => {
     expect(ignored.stdout).toContain("FAIL should trigger     0/1");
 
     // The same answers again: every verdict comes from the judge's cache, which both arms share.
-    const asked = server.requests.length;
+    const asked = judge.server.requests.length;
     const required = await skillRun(
       root,
       { ...env, FAKE_SKILL_MODE: "ignore" },
@@ -229,7 +176,7 @@ describe("eb skill run", () => {
     );
     expect(required.code).toBe(1);
     expect(required.stdout).toContain("--require-use makes them errors");
-    expect(server.requests.length).toBe(asked);
+    expect(judge.server.requests.length).toBe(asked);
     const errors = sortedRows<Row>(path.join(runFolder(root, "required"), "with_skill"));
     expect(errors.every((row) => row.status === "error")).toBe(true);
   });

@@ -256,6 +256,13 @@ describe("paired interval: Tango's score interval, items as the units", () => {
     );
   });
 
+  it("gives the published Tango interval of a worked example", () => {
+    // Cavo et al. 2012 as worked in Fagerland, Lydersen & Laake's book (2017, chapter 8): 161
+    // pairs, 6 only in the first, 16 only in the second; Tango's 95% interval −0.1240 to −0.0054.
+    const bounds = tangoBounds(6 / 161, 16 / 161, 161, 0.95);
+    expect(bounds.map((x) => Number(x.toFixed(4)))).toEqual([-0.124, -0.0054]);
+  });
+
   it("counts an item with several samples once, gaining or losing its difference", () => {
     // 3 items × 4 samples: differences +0.5, −0.25, 0: gain 0.5/3, loss 0.25/3 over 3 units.
     const base = byId(uniformItems(3, 4, (i) => [1, 4, 2][i]!));

@@ -29,15 +29,10 @@ export function pageData(page: Page): PageData {
 
 function runData(document: RunDocument, href: string): RunData {
   const doc = Object.fromEntries(DOCUMENT_KEYS.map((key) => [key, document[key]])) as RunDocument;
-  const coverage = {
-    items_planned: doc.items_planned,
-    items_not_run: doc.items_not_run,
-    samples_planned: doc.samples_planned,
-  };
   return {
     doc,
     href: href === "" || href.endsWith("/") ? href : `${href}/`,
-    notRun: isIncomplete(coverage, doc.stats) ? notRunLine(coverage, doc.stats) : null,
+    notRun: isIncomplete(doc, doc.stats) ? notRunLine(doc, doc.stats) : null,
     judges: doc.summary.judges.map((j) => `judge ${j.grader}: ${judgeNoiseText(j)}`),
     board: doc.leaderboard && boardData(doc.leaderboard.entries),
   };

@@ -6,6 +6,7 @@ import {
   type Conversation,
   type Decision,
   decide,
+  evidenceFor,
   flatten,
   type JsonObject,
   type Mock,
@@ -33,7 +34,7 @@ export function startAnthropicMock(options: MockOptions): Promise<Mock> {
       return null;
     }
     const body = request.json ?? {};
-    const result = decide(conversation(body), options, request.index);
+    const result = decide(conversation(body), evidenceFor(options, request.body), request.index);
     reply(res, body, result.decision, request.index);
     return result;
   });

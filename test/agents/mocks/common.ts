@@ -24,6 +24,17 @@ export interface MockOptions {
   evidencePath: string;
   /** Folder for `requests.jsonl` and one `NNN.json` body per request. */
   logDir: string;
+  /**
+   * The file to read when its path is known only from the request (a SKILL.md in the workspace
+   * `eb skill run` made): null while the request does not tell it. Absent: `evidencePath`.
+   */
+  evidenceFrom?: ((body: string) => string | null) | undefined;
+}
+
+/** The options for one request: `evidencePath` as the request tells it, when it does. */
+export function evidenceFor(options: MockOptions, body: string): MockOptions {
+  const found = options.evidenceFrom?.(body) ?? null;
+  return found === null ? options : { ...options, evidencePath: found };
 }
 
 /** One tool the agent advertised. */

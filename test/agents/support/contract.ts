@@ -266,7 +266,7 @@ async function contractRun(
 }
 
 /** eb's own environment: the CLI on PATH, no real provider settings inherited. */
-function ebEnv(setup: AgentSetup): NodeJS.ProcessEnv {
+export function ebEnv(setup: AgentSetup): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of Object.keys(cleanEnv())) if (PROVIDER_ENV.test(key)) env[key] = undefined;
   env.PATH = `${agentBinDir(setup)}${path.delimiter}${process.env.PATH ?? ""}`;
@@ -320,7 +320,7 @@ function readTail(file: string, chars = 3000): string {
 }
 
 /** Where the agent's executable is: the pinned install, or a folder with the fake's launcher. */
-function agentBinDir(setup: AgentSetup): string {
+export function agentBinDir(setup: AgentSetup): string {
   const { cli } = setup;
   if (!("script" in cli)) return binDir(cli);
   const dir = path.join(os.tmpdir(), `eb-agents-fake-${process.pid}`, cli.agent);

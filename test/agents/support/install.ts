@@ -55,17 +55,25 @@ let pending: Promise<Map<string, InstallOutcome>> | undefined;
  * the registry cannot be reached is "offline"; any other install failure throws.
  */
 export async function ensureInstalled(agent: string): Promise<InstallOutcome> {
-  pending ??= installAll();
+  pending ??= installAll(PINNED);
   const outcome = (await pending).get(agent);
   if (!outcome) throw new Error(`no pinned CLI for ${agent}`);
   return outcome;
 }
 
-async function installAll(): Promise<Map<string, InstallOutcome>> {
+/** Installs the one CLI a file needs (a test beside the contract's, such as a skill run's). */
+export async function ensureInstalledAlone(agent: string): Promise<InstallOutcome> {
+  const clis = PINNED.filter((cli) => cli.agent === agent);
+  const outcome = (await installAll(clis)).get(agent);
+  if (!outcome) throw new Error(`no pinned CLI for ${agent}`);
+  return outcome;
+}
+
+async function installAll(clis: readonly PinnedCli[]): Promise<Map<string, InstallOutcome>> {
   const outcomes = new Map<string, InstallOutcome>(
-    PINNED.map((cli) => [cli.agent, { status: "ready" }]),
+    clis.map((cli) => [cli.agent, { status: "ready" }]),
   );
-  const missing = PINNED.filter((cli) => !isInstalled(cli));
+  const missing = clis.filter((cli) => !isInstalled(cli));
   if (missing.length === 0) return outcomes;
   const names = missing.map((cli) => `${cli.pkg}@${cli.version}`).join(", ");
   log(`installing ${names} into ${agentCacheDir()} (about 1.7 GB in all)`);

@@ -17,7 +17,7 @@ export function compareSummary(base: RunDocument, cand: RunDocument, c: CompareB
       { class: "big", test: "delta", text: signed(c.delta) },
       {
         class: "ci",
-        text: `paired delta · ${ci} over ${counted(c.paired, "item")} (${c.ci_method})`,
+        text: `paired delta · ${ci} over ${counted(c.paired, "item")} (${c.paired_interval})`,
       },
     ],
     bar: {

@@ -5,7 +5,10 @@
  * must not reorder what the reader sees).
  */
 import { countOf } from "../../../report/gate.js";
+import { fixed } from "../../numbers.js";
 import { visible } from "../visible.js";
+
+export { fixed, levelPercent, percent } from "../../numbers.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -58,17 +61,9 @@ export function fileLink(label: string, base: string, relative: string): HTMLAnc
   return h("a", { href, rel: "noreferrer" }, label);
 }
 
-export function fixed(value: number | null, digits = 3): string {
-  return value === null ? "n/a" : value.toFixed(digits);
-}
-
 export function signed(value: number | null, digits = 3): string {
   if (value === null) return "n/a";
   return `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
-}
-
-export function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10}%`;
 }
 
 export function count(value: number): string {
@@ -83,13 +78,4 @@ export function counted(value: number, noun: string, many?: string): string {
 /** `[low, high]`, each bound as `format` writes it. */
 export function bounds(low: number | null, high: number | null, format = fixed): string {
   return `[${format(low)}, ${format(high)}]`;
-}
-
-/** `95%`, `97.5%`: an interval's level as the text renderers write it. */
-export function levelPercent(level: number): string {
-  return `${Number((level * 100).toFixed(2))}%`;
-}
-
-export function money(value: number | null): string {
-  return value === null ? "unknown" : `$${value.toFixed(4)}`;
 }

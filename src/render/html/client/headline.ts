@@ -2,7 +2,6 @@ import type { LeaderboardEntry } from "../../../report/blocks.js";
 import type { RunDocument } from "../../../report/document.js";
 import type { RunData } from "../model.js";
 import { counted, h, para } from "./dom.js";
-import { VERDICT_WORDS } from "./status.js";
 
 /**
  * What the page leads with: the verdict in one word, the rule that decided it under it, then
@@ -15,7 +14,8 @@ export function headline(run: RunData, baseline: RunData | null): HTMLElement {
   return h(
     "section",
     { class: `card headline ${doc.verdict.outcome}`, "aria-labelledby": "verdict" },
-    verdictWord(VERDICT_WORDS[doc.verdict.outcome]),
+    // PASSED, FAILED, …, BUDGET EXHAUSTED.
+    verdictWord(doc.verdict.outcome.replace("_", " ").toUpperCase()),
     para(doc.verdict.rule, "rule", "rule"),
     para(
       baseline && `The candidate ${name(doc)} against the baseline ${name(baseline.doc)}.`,

@@ -1,4 +1,5 @@
 import type { DocumentItem } from "../../../report/document.js";
+import { passedOf } from "../../numbers.js";
 import { type Child, count, counted, h, type Props } from "./dom.js";
 import { FILTERS, type Filter, type Mode, type Row } from "./rows.js";
 import { changeBadge, itemBadges, pairBadge, pairCounts } from "./status.js";
@@ -28,10 +29,11 @@ const PAIRS: Column = {
 const CHANGE: Column = { heading: "Change", cell: (row) => row.change && changeBadge(row.change) };
 const ITEM: Column = { heading: "Item", class: "id", cell: (row) => row.side.item.id };
 const GROUP: Column = { heading: "Stratum / tags", cell: (row) => groupCell(row.side.item) };
+const passed = (item: DocumentItem) => passedOf(item.score, item.samples);
 const score = (heading: string): Column => ({
   heading,
   class: "score",
-  cell: (row) => `${row.base ? `${scoreOf(row.base.item)} → ` : ""}${scoreOf(row.side.item)}`,
+  cell: (row) => `${row.base ? `${passed(row.base.item)} → ` : ""}${passed(row.side.item)}`,
 });
 const reason = (heading: string): Column => ({
   heading,
@@ -162,14 +164,6 @@ function tableRow(
     open(row, tr);
   });
   return tr;
-}
-
-/** `3/4` samples passed; a fractional score (rows of other programs) as the mean. */
-function scoreOf(item: DocumentItem): string {
-  const passed = item.score * item.samples;
-  const whole = Math.round(passed);
-  if (Math.abs(passed - whole) < 1e-9) return `${whole}/${item.samples}`;
-  return item.score.toFixed(2);
 }
 
 function groupCell(item: DocumentItem): HTMLElement {

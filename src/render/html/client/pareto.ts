@@ -1,5 +1,6 @@
 import type { LeaderboardEntry } from "../../../report/blocks.js";
-import { levelPercent, money, svg } from "./dom.js";
+import { dollars, levelPercent, milliseconds } from "../../numbers.js";
+import { svg } from "./dom.js";
 
 export type ParetoAxis = NonNullable<LeaderboardEntry["pareto_axis"]>;
 
@@ -203,7 +204,7 @@ function point(
         d: `M${cx} ${cy - 7}L${cx + 7} ${cy}L${cx} ${cy + 7}L${cx - 7} ${cy}Z`,
       })
     : svg("circle", { class: "mark", cx: `${cx}`, cy: `${cy}`, r: "5" });
-  const price = axis === "cost" ? money(entry.cost) : milliseconds(entry.latency_p50_ms);
+  const price = axis === "cost" ? dollars(entry.cost) : milliseconds(entry.latency_p50_ms);
   const title =
     `#${entry.rank} ${entry.run_id}: pass rate ${entry.pass_rate?.toFixed(3) ?? "n/a"}, ` +
     `${levelPercent(level)} interval [${entry.ci_low?.toFixed(3) ?? "n/a"}, ${entry.ci_high?.toFixed(3) ?? "n/a"}], ` +
@@ -232,10 +233,6 @@ function legend(level: number): SVGElement {
     text("", 22, 61, "start", `${levelPercent(level)} interval`),
     text("", 0, 90, "start", "#n: rank in the table"),
   );
-}
-
-function milliseconds(value: number | null): string {
-  return value === null ? "-" : `${Math.round(value)} ms`;
 }
 
 function round(value: number): number {

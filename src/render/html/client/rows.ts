@@ -1,7 +1,8 @@
 import type { Change } from "../../../report/blocks.js";
 import type { DocumentItem } from "../../../report/document.js";
+import { isFlaky } from "../../item-status.js";
 import type { RunData } from "../model.js";
-import { isFlaky, type PairOutcome, pairOutcome } from "./status.js";
+import { type PairOutcome, pairOutcome } from "./status.js";
 
 /** An item of one run, with where its files are. */
 export interface Side {

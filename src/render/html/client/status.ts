@@ -1,18 +1,7 @@
 import type { Change } from "../../../report/blocks.js";
-import type { DocumentItem, Outcome, VerdictOutcome } from "../../../report/document.js";
+import type { DocumentItem, Outcome } from "../../../report/document.js";
+import { type ItemStatus, isFlaky, itemStatus } from "../../item-status.js";
 import { h } from "./dom.js";
-
-export type ItemOutcome = "passed" | "failed" | "error";
-
-/** The item's outcome as eb's gate sees it: an error sample first, then a shortfall. */
-export function outcomeOf(item: DocumentItem): ItemOutcome {
-  if (item.errors > 0) return "error";
-  return item.problem !== null || item.score < 1 ? "failed" : "passed";
-}
-
-export function isFlaky(item: DocumentItem): boolean {
-  return item.score > 0 && item.score < 1;
-}
 
 /** How a pill looks: an icon and a word as well as a colour, so it reads the same without colour. */
 type Look = { icon: string; class: string };
@@ -21,20 +10,20 @@ function pill(look: Look, text: string, title?: string): HTMLElement {
   return h("span", { class: `pill ${look.class}`, title }, `${look.icon} ${text}`);
 }
 
-const OUTCOMES: Record<ItemOutcome, Look & { text: string }> = {
+const OUTCOMES: Record<ItemStatus, Look & { text: string }> = {
   passed: { icon: "✓", text: "pass", class: "pass" },
   failed: { icon: "✗", text: "fail", class: "fail" },
   error: { icon: "!", text: "error", class: "error" },
 };
 
-export function outcomeBadge(outcome: ItemOutcome): HTMLElement {
+export function outcomeBadge(outcome: ItemStatus): HTMLElement {
   return pill(OUTCOMES[outcome], OUTCOMES[outcome].text);
 }
 
 /** An item's pass, fail or error, and whether it is flaky. */
 export function itemBadges(item: DocumentItem): HTMLElement[] {
   const flaky = pill({ icon: "~", class: "flaky" }, "flaky", "scored strictly between 0 and 1");
-  return [outcomeBadge(outcomeOf(item)), ...(isFlaky(item) ? [flaky] : [])];
+  return [outcomeBadge(itemStatus(item)), ...(isFlaky(item) ? [flaky] : [])];
 }
 
 const CHANGES: Record<Change, Look> = {
@@ -76,12 +65,3 @@ export function pairCounts(pairs: readonly PairOutcome[]): [PairOutcome, number]
     .map((o): [PairOutcome, number] => [o, pairs.filter((p) => p === o).length])
     .filter(([, n]) => n > 0);
 }
-
-export const VERDICT_WORDS: Record<VerdictOutcome, string> = {
-  passed: "PASSED",
-  failed: "FAILED",
-  regression: "REGRESSION",
-  inconclusive: "INCONCLUSIVE",
-  budget_exhausted: "BUDGET EXHAUSTED",
-  interrupted: "INTERRUPTED",
-};

@@ -1,9 +1,9 @@
 import type { RunDocument } from "../../../report/document.js";
 import { sequentialRunText } from "../../compare-text.js";
+import { itemCounts } from "../../item-status.js";
 import type { RunData } from "../model.js";
 import { heroCard, keyValues, type Stat, statsRow } from "./card.js";
 import { bounds, count, counted, fixed, h, para, percent } from "./dom.js";
-import { type ItemOutcome, outcomeOf } from "./status.js";
 
 /** Pass rate with its interval drawn, the counts that qualify it, cost and latency. */
 export function summaryView(run: RunData, heading: string): HTMLElement {
@@ -47,13 +47,12 @@ function stats(doc: RunDocument): Stat[] {
   const s = doc.stats;
   const { latency } = doc.summary;
   const perItem = s.items > 0 ? fixed(s.samples / s.items, 1) : "0";
-  const outcomes = doc.items.map(outcomeOf);
-  const items = (outcome: ItemOutcome) => count(outcomes.filter((o) => o === outcome).length);
+  const items = itemCounts(doc.items);
   return [
     [
       "items",
       count(s.items),
-      `${items("passed")} passed, ${items("failed")} failed, ${items("error")} errored`,
+      `${count(items.passed)} passed, ${count(items.failed)} failed, ${count(items.error)} errored`,
     ],
     ["samples", count(s.samples), `${count(s.passed)} passed, ${perItem} per item`],
     ["flaky", count(s.flaky), "between 0 and 1"],
