@@ -17,6 +17,7 @@ import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import {
   checkSequentialFlags,
+  type LiveArm,
   liveArgv,
   liveBaseline,
   nothingDrawn,
@@ -245,7 +246,7 @@ async function liveBaselineOf(
 async function liveArms(
   cases: string | undefined,
   flags: ArmFlags,
-  arm: Arm,
+  arm: LiveArm,
   location: string,
   argv: readonly string[],
 ): Promise<number> {

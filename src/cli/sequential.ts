@@ -8,7 +8,6 @@ import type { RunRows } from "../report/read-rows.js";
 import type { CaseManifest } from "../report/record.js";
 import { manifestOfRun } from "../run/run-folder.js";
 import { compareOptions } from "./compare.js";
-import type { Arm } from "./eval.js";
 
 /** `--max-k` unless given: the cap of a sequential run, in samples per case per arm. */
 const DEFAULT_MAX_K = 10;
@@ -151,6 +150,9 @@ export function nothingDrawn(
   return inconclusive === "pass" ? EXIT.passed : EXIT.fellShort;
 }
 
+/** The target of a baseline sampled live: its model, or its command. */
+export type LiveArm = { model: string; target?: undefined } | { model?: undefined; target: string };
+
 /** What this run would send its target: what a baseline re-run live must match. */
 export interface LiveSettings {
   cases: string | undefined;
@@ -170,7 +172,7 @@ export interface LiveSettings {
 export async function liveBaseline(
   location: string,
   now: LiveSettings,
-): Promise<{ arm: Arm; why: null } | { arm: null; why: string }> {
+): Promise<{ arm: LiveArm; why: null } | { arm: null; why: string }> {
   const why = (text: string) => ({ arm: null, why: text });
   if (now.cases === undefined) return why("no case file is given");
   let manifest: CaseManifest;
@@ -198,11 +200,11 @@ export async function liveBaseline(
  * The command line of a live baseline's arms: --baseline RUN replaced by its target, given
  * first (the first arm is the baseline), so the resume hint and each run's manifest name both.
  */
-export function liveArgv(argv: readonly string[], arm: Arm): string[] {
+export function liveArgv(argv: readonly string[], arm: LiveArm): string[] {
   const rest = argv.filter(
     (arg, i) =>
       arg !== "--baseline" && argv[i - 1] !== "--baseline" && !arg.startsWith("--baseline="),
   );
-  const flag = arm.model === undefined ? ["--target", arm.target!] : ["-m", arm.model];
+  const flag = arm.model === undefined ? ["--target", arm.target] : ["-m", arm.model];
   return [rest[0]!, ...flag, ...rest.slice(1)];
 }
