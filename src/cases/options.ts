@@ -1,5 +1,6 @@
 import type { RunOptions } from "../run/options.js";
 import type { RoundStatus } from "./batch-settings.js";
+import type { SharedBudget } from "./budget.js";
 import type { ArmDraws } from "./paired-draws.js";
 
 /**
@@ -41,4 +42,6 @@ export interface RunCasesOptions extends RunOptions<"cases"> {
    * k of each case; k is then the cap per case on average.
    */
   draws?: ArmDraws | undefined;
+  /** eb eval's arms: one --max-cost for all of them (default: the run's own). */
+  sharedBudget?: SharedBudget | undefined;
 }

@@ -1,4 +1,4 @@
-import type { StoredRow } from "../report/record.js";
+import type { SequentialRun, StoredRow } from "../report/record.js";
 import { createRng, type Rng } from "../stats/rng.js";
 import {
   confidenceInterval,
@@ -19,6 +19,8 @@ export interface ArmDraws {
   next(signal: AbortSignal): Promise<{ id: string; sample: number } | null>;
   /** A drawn sample's score; null: the budget refused it (the run then stops for "budget"). */
   settled(id: string, sample: number, score: number | null): void;
+  /** What the arm's run records of its plan: the cap, and why it stopped (null: not yet). */
+  plan(): SequentialRun;
 }
 
 export interface PairedDrawOptions {
@@ -117,6 +119,7 @@ export class PairedDraws {
         }
       },
       next: (signal) => this.next(arm, signal),
+      plan: () => ({ max_k: this.options.maxK, stopped: this.stopped?.reason ?? null }),
       settled: (id, sample, score) => {
         if (score === null) this.stop(this.budgetStop());
         else {

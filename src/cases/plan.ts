@@ -25,7 +25,7 @@ import { secretValues, urlCredentials } from "../secrets/collect.js";
 import { redactUrl } from "../secrets/redact.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
 import { BATCHES_FILE, type BatchSettings, JUDGE_BATCHES_FILE } from "./batch-settings.js";
-import { Budget, metered } from "./budget.js";
+import { Budget, metered, type SharedBudget } from "./budget.js";
 import { checkGraderPython, graderProcesses } from "./grader-python.js";
 import { caseFileCandidates, loadCases, needsJudge } from "./load.js";
 import type { RunCasesOptions } from "./options.js";
@@ -146,7 +146,7 @@ export async function planRun(options: RunCasesOptions, signal: AbortSignal): Pr
 }
 
 /** What calls the endpoint need beyond the settings: the key and whether the cache is read. */
-export type EndpointOptions = Pick<RunCasesOptions, "apiKey" | "cache" | "env">;
+export type EndpointOptions = Pick<RunCasesOptions, "apiKey" | "cache" | "env" | "sharedBudget">;
 
 /** How a run calls the endpoint: the same for `eb eval` and `eb pairwise`. */
 export interface Endpoint {
@@ -194,7 +194,12 @@ export async function openEndpoint(
   const scrubber = caseScrubber(options, settings.apiBase, access?.key ?? apiKey ?? null);
   const cache = createCache(settings.cacheDir, scrubber);
   const limiters = limitersOf(settings);
-  const budget = budgetOf(settings, config.pricing, [model ?? null, judgeModel]);
+  const budget = budgetOf(
+    settings,
+    config.pricing,
+    [model ?? null, judgeModel],
+    options.sharedBudget,
+  );
   const cached = !calls || reads === false ? null : cache;
   const chat = calls
     ? meteredBy(budget, config, await chatTarget(settings, { access, providers, cached, limiters }))
@@ -276,6 +281,7 @@ function budgetOf(
   settings: EvalConfig,
   pricing: Config["pricing"],
   models: readonly (string | null)[],
+  shared: SharedBudget | undefined,
 ): Budget | null {
   if (settings.maxCost === null) return null;
   const unpriced = models.filter((m): m is string => m !== null && pricing[m] === undefined);
@@ -287,7 +293,7 @@ function budgetOf(
         "tokens) to the config; nothing was called",
     );
   }
-  return new Budget(settings.maxCost);
+  return shared ? shared.of(settings.maxCost) : new Budget(settings.maxCost);
 }
 
 function meteredBy(budget: Budget | null, config: Config, chat: ChatTarget): ChatTarget {

@@ -7,6 +7,7 @@ import {
   caseConcurrencySchema,
   judgeSamplesSchema,
   judgeTemperatureSchema,
+  type SequentialRun,
   targetInfoSchema,
 } from "../report/record.js";
 import { EXCERPT_CHARS, type RowTally } from "../report/row-tally.js";
@@ -79,7 +80,11 @@ export type CaseReportMeta = Pick<
   | "budget_exceeded"
   | "judge_cache"
   | "pass_threshold"
-> & { provenance: RunProvenance };
+> & {
+  provenance: RunProvenance;
+  /** A sequential arm's cap and why it stopped; null: a fixed k. */
+  sequential: SequentialRun | null;
+};
 
 /** The rows of a case run: their aggregates (why items fell short too), the cases in file order. */
 export interface CaseRunRows {
@@ -90,7 +95,7 @@ export interface CaseRunRows {
 
 export function buildCaseReport(
   run: CaseRunRows,
-  { provenance, ...meta }: CaseReportMeta,
+  { provenance, sequential, ...meta }: CaseReportMeta,
   options: SummaryOptions = {},
 ): CaseReport {
   const modelVersions = meta.target.kind === "model" ? [...run.tally.modelVersions].sort() : [];
@@ -111,6 +116,7 @@ export function buildCaseReport(
         target: targetText(meta.target, modelVersions),
         judge: meta.judge_model,
         samples_per_item: meta.k,
+        sequential,
       },
       itemsPlanned: run.cases.length,
       planned: run.cases,

@@ -5,6 +5,7 @@ import type {
   CaseConcurrency,
   CaseRow,
   CaseSettings,
+  SequentialRun,
   StoredRow,
 } from "../report/record.js";
 import { isoUtc } from "../run/provenance.js";
@@ -120,31 +121,9 @@ export function caseSuite(
         return next && { item: byId.get(next.id)!, sample: next.sample };
       },
     }),
-    finish: async (context) => {
-      const finished = await finish(shard, tally, context, judging.count);
-      return draws ? drawnCoverage(finished, plan.config.reportFormats) : finished;
-    },
-    close: async () => {},
-  };
-}
-
-/**
- * A sequential arm plans no fixed number of samples: it planned those it drew, so its reports do
- * not count the cap's unrun samples as missing (the cases it never drew are still listed).
- */
-export function drawnCoverage(
-  finished: Finished<"cases", CaseReport>,
-  formats: readonly RunFormat[],
-): Finished<"cases", CaseReport> {
-  const drawn = { samples_planned: finished.report.stats.samples };
-  const document = { ...finished.document, ...drawn };
-  const { files, problems } = runFiles(document, formats);
-  return {
-    ...finished,
-    report: { ...finished.report, ...drawn },
-    document,
-    files,
-    warnings: [...finished.warnings, ...problems],
+    finish: async (context) => finish(shard, tally, context, judging.count, draws?.plan() ?? null),
+    // An arm's share of a --max-cost shared with other arms goes to them.
+    close: async () => plan.budget?.end(),
   };
 }
 
@@ -184,6 +163,7 @@ async function finish(
   tally: CaseTally,
   context: FinishContext,
   judgeCache: JudgeCacheCount | null,
+  sequential: SequentialRun | null,
 ): Promise<Finished<"cases", CaseReport>> {
   const warnings = await plan.cache.flush();
   const finished = finishedCases({ rows: context.tally, cases: plan.cases, tally }, context, {
@@ -196,6 +176,7 @@ async function finish(
     budget: plan.budget && { max_cost: plan.budget.maxCost, spent: plan.budget.spentSoFar },
     budgetExceeded: plan.budget?.exceeded ?? false,
     judgeCache,
+    sequential,
     formats: plan.config.reportFormats,
     scrub: plan.scrubber.scrub,
   });
@@ -216,6 +197,8 @@ export interface CaseRunMeta {
   budgetExceeded: boolean;
   /** The judge verdicts the run asked for and those the cache answered; absent: not counted. */
   judgeCache?: JudgeCacheCount | null;
+  /** A sequential arm's cap and why it stopped; absent: a fixed k. */
+  sequential?: SequentialRun | null;
   /** The formats of `[report] formats`, and the scrub of the run's secrets. */
   formats: readonly RunFormat[];
   scrub: (text: string) => string;
@@ -244,6 +227,7 @@ export function finishedCases(
       budget_exceeded: meta.budgetExceeded,
       judge_cache: meta.judgeCache ?? null,
       pass_threshold: meta.passThreshold,
+      sequential: meta.sequential ?? null,
       provenance: context.provenance,
     },
     { pricing: meta.pricing },
@@ -276,6 +260,7 @@ function closingFields(report: CaseReport): CaseClosing {
       ...(cut > 0 ? { versions_not_listed: cut } : {}),
       ...(report.concurrency === null ? {} : { concurrency: report.concurrency }),
       budget_exceeded: report.budget_exceeded,
+      ...(report.run.sequential === null ? {} : { sequential: report.run.sequential }),
     };
   };
   // The room also holds ended_at and interrupted, which replace nulls of about their size.

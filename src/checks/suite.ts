@@ -238,6 +238,7 @@ export function finishedChecks(
         target: null,
         judge: meta.judge,
         samples_per_item: meta.samples,
+        sequential: null,
       },
       itemsPlanned: meta.itemsPlanned,
       planned: meta.planned,

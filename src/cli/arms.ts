@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { SharedBudget } from "../cases/budget.js";
 import type { RunCasesOptions } from "../cases/options.js";
 import type { PairedDraws } from "../cases/paired-draws.js";
 import type { Plan } from "../cases/plan.js";
@@ -7,7 +8,8 @@ import { type Config, loadConfig } from "../config/load.js";
 import { EXIT, InputError, RunStoppedError } from "../errors.js";
 import { leaderboardText } from "../render/leaderboard-text.js";
 import { runText } from "../render/run-text.js";
-import { leaderboard } from "../report/leaderboard.js";
+import type { LeaderboardBlock } from "../report/blocks.js";
+import { leaderboard, leaderboardBlock } from "../report/leaderboard.js";
 import { readDocument } from "../report/read-document.js";
 import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
 import type { RunProgress } from "../run/suite.js";
@@ -132,7 +134,8 @@ async function compareArms(
   draws: PairedDraws | null,
   { cases, flags, config }: { cases: string | undefined; flags: ArmFlags; config: Config },
 ): Promise<number> {
-  if (runs.length > 2) await printLeaderboard(runs, flags, config);
+  const board = runs.length > 2 ? await armsLeaderboard(runs, flags, config) : undefined;
+  if (board) process.stdout.write(leaderboardText(terminalSafeStrings(board)));
   const undecided = nothingDrawn(draws, flags.inconclusive);
   if (undecided !== null) return undecided;
   const gate = await baselineGate(runs[0]!.runDir, { ...flags, scope: config.scope }, cases);
@@ -140,7 +143,12 @@ async function compareArms(
   const compared: BaselineCompared[] = [];
   for (const [i, run] of runs.entries()) {
     if (i === 0) continue;
-    const after = { names: { baseline: names[0]!, candidate: names[i]! }, adjust };
+    const last = i === runs.length - 1;
+    const after = {
+      names: { baseline: names[0]!, candidate: names[i]! },
+      adjust,
+      ...(last && board && { leaderboard: board }),
+    };
     compared.push(await gate.compare(run.runDir, config.reportFormats, after));
   }
   await toGithub(runs.at(-1)!, compared.at(-1)!);
@@ -209,6 +217,8 @@ async function planArms(
   hooks: ArmHooks,
 ): Promise<PlannedCases[]> {
   const planned: PlannedCases[] = [];
+  // --max-cost is the command's: one budget across the arms.
+  const sharedBudget = new SharedBudget(armFlags.length);
   for (const [i, flags] of armFlags.entries()) {
     // A signal of its own: each run listens on it in several places.
     const own = new AbortController();
@@ -220,6 +230,7 @@ async function planArms(
       onBatchStatus: (status) => process.stderr.write(`arm ${i + 1}: ${batchLine(status)}\n`),
       onWarning: hooks.onWarning,
       argv: hooks.argv,
+      sharedBudget,
     };
     planned.push(await planCases(options));
   }
@@ -271,11 +282,12 @@ function resumeAll(error: unknown, folders: readonly string[]): unknown {
   );
 }
 
-async function printLeaderboard(
+/** The arms ranked, each paired with the best (as eb report A B C): the last arm's report has it. */
+async function armsLeaderboard(
   runs: readonly CaseRun[],
   flags: ArmFlags,
   config: Config,
-): Promise<void> {
+): Promise<LeaderboardBlock> {
   const options = {
     method: "clopper-pearson" as const,
     level: 0.95,
@@ -289,7 +301,7 @@ async function printLeaderboard(
   );
   const board = leaderboard(read, options);
   for (const warning of board.warnings) printWarning(warning);
-  process.stdout.write(leaderboardText(terminalSafeStrings({ ...board, runs: [] })));
+  return leaderboardBlock(board);
 }
 
 async function toGithub(run: CaseRun, compared: BaselineCompared): Promise<void> {

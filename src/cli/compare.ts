@@ -7,7 +7,7 @@ import { comparisonText } from "../render/compare-text.js";
 import { type RunFormat, runFiles } from "../render/files.js";
 import { compareJunit } from "../render/junit.js";
 import { gateLine } from "../render/run-text.js";
-import type { CompareBlock, CompareFigures } from "../report/blocks.js";
+import type { CompareBlock, CompareFigures, LeaderboardBlock } from "../report/blocks.js";
 import {
   compareBlock,
   compareRunFiles,
@@ -164,6 +164,8 @@ export interface CompareAfterRun {
   names?: ComparedNames | undefined;
   /** The block as the run's own gate decided it (`--sequential`), from the one of its rows. */
   adjust?: ((block: CompareBlock) => CompareBlock) | undefined;
+  /** eb eval's arms (three or more): their leaderboard, in the last arm's reports. */
+  leaderboard?: LeaderboardBlock | undefined;
 }
 
 /**
@@ -205,7 +207,10 @@ export async function baselineGate(
     const block = after.adjust ? after.adjust(paired) : paired;
     const { names } = after;
     const verdict = comparisonGate(block, gate.inconclusive, location, names?.baseline);
-    const candDoc = withComparison(c.document, block, verdict);
+    const candDoc = {
+      ...withComparison(c.document, block, verdict),
+      leaderboard: after.leaderboard ?? null,
+    };
     const header = names
       ? `${names.candidate.charAt(0).toUpperCase()}${names.candidate.slice(1)} against the baseline ${names.baseline}`
       : `Compared with the baseline ${location}`;
@@ -238,8 +243,8 @@ async function recordComparison(
   const file = path.join(runDir, "report.json");
   try {
     const written = JSON.parse(await readFile(file, "utf8")) as RunDocument;
-    const { compare, verdict, run_passed } = compared;
-    const report = { ...written, compare, verdict, run_passed };
+    const { compare, verdict, run_passed, leaderboard } = compared;
+    const report = { ...written, compare, verdict, run_passed, leaderboard };
     const { files, problems } = runFiles(report, formats);
     return [...problems, ...(await writeReports(runDir, { report, files }, (text) => text))];
   } catch (error) {

@@ -17,6 +17,9 @@ import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
 import {
   checkSequentialFlags,
+  type LiveArm,
+  liveArgv,
+  liveBaseline,
   nothingDrawn,
   pairedDraws,
   sequentialBlock,
@@ -154,6 +157,13 @@ async function oneRun(
       "--sequential samples until a paired verdict is known: give two arms (-m A -m B, or --target twice), or --baseline RUN",
     );
   }
+  if (flags.sequential && baseline && flags.resume === undefined) {
+    const live = await liveBaselineOf(cases, flags, config, baseline.location);
+    if (live.arm) return liveArms(cases, flags, live.arm, baseline.location, argv);
+    printWarning(
+      `--baseline ${baseline.location} is not sampled again (${live.why}): its mean score per case stands for the baseline's`,
+    );
+  }
   const armFlags = { ...flags, ...sequentialK(flags) };
   if (flags.dryRun) return dryRun(cases, armFlags, options, config);
   const interrupt = abortOnSignals();
@@ -207,6 +217,45 @@ async function oneRun(
     progress.done();
     interrupt.dispose();
   }
+}
+
+/** Whether the baseline of `--baseline RUN --sequential` can be sampled live, as an arm. */
+async function liveBaselineOf(
+  cases: string | undefined,
+  flags: ArmFlags,
+  config: Config,
+  location: string,
+) {
+  // Arms write run folders of their own, and --junit writes one run's cases.
+  if (flags.flatOutput || flags.junit !== undefined) {
+    return { arm: null, why: "--flat-output and --junit write one run" };
+  }
+  const live = await liveBaseline(location, {
+    cases,
+    cwd: flags.cwd,
+    apiBase: config.eval.apiBase,
+    projectRoot: config.projectRoot,
+    temperature: number("--temperature", flags.temperature) ?? 0,
+    maxTokens: integer("--max-tokens", flags.maxTokens) ?? null,
+  });
+  const same = live.arm && live.arm.model === flags.model && live.arm.target === flags.target;
+  return same ? { arm: null, why: "its target is the candidate's" } : live;
+}
+
+/** The baseline's target sampled live beside the candidate: the two arms of one run. */
+async function liveArms(
+  cases: string | undefined,
+  flags: ArmFlags,
+  arm: LiveArm,
+  location: string,
+  argv: readonly string[],
+): Promise<number> {
+  process.stderr.write(
+    `--baseline ${terminalSafeLine(location)}: its manifest lets eb re-run its target (${terminalSafeLine(arm.model ?? arm.target ?? "")}), so it is sampled live as arm 1, beside the candidate\n`,
+  );
+  const { model, target, resume: _, baseline: __, ...rest } = flags;
+  const arms = await import("./arms.js");
+  return arms.armsCommand(cases, rest, [arm, { model, target }], liveArgv(argv, arm));
 }
 
 /** What the run is asked for, from the flags: the same for a run and a dry run. */

@@ -2,7 +2,7 @@ import path from "node:path";
 import { loadConfig } from "../config/load.js";
 import { EXIT, InputError } from "../errors.js";
 import { leaderboardText, ruleLine } from "../render/leaderboard-text.js";
-import { leaderboard } from "../report/leaderboard.js";
+import { leaderboard, leaderboardBlock } from "../report/leaderboard.js";
 import { readDocument } from "../report/read-document.js";
 import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { writeHtmlPage } from "./html-page.js";
@@ -37,11 +37,12 @@ async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
   );
   const board = leaderboard(read, { method: flags.interval, level, seed });
   for (const warning of board.warnings) printWarning(warning);
+  const block = leaderboardBlock(board);
   if (html) {
     const page = {
       documents: board.runs.map((run) => run.document),
       leaderboard: board.entries,
-      rule: ruleLine(board),
+      rule: ruleLine(block),
       warnings: board.warnings,
     };
     await writeHtmlPage(
@@ -54,8 +55,7 @@ async function leaderboardCommand(runs: readonly string[], flags: ReportFlags) {
   process.stdout.write(
     flags.json
       ? `${terminalSafeJson(JSON.stringify(board.entries, null, 2))}\n`
-      : // The text shows the entries, not the runs' documents (a copy of every item of each).
-        leaderboardText(terminalSafeStrings({ ...board, runs: [] })),
+      : leaderboardText(terminalSafeStrings(block)),
   );
   return EXIT.passed;
 }

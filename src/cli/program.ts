@@ -221,7 +221,8 @@ would call a model starts once the spend plus the estimates of the samples in fl
 it (answers still to come are estimated at the median of those seen, unless --max-tokens; a
 sample that would pass the cap waits for the samples in flight, and is refused only when none
 is); the rows so far are valid, the run is marked budget_exceeded (exit 1), and --resume RUN with
-a higher --max-cost finishes it. Every model called needs a price.
+a higher --max-cost finishes it. Every model called needs a price. With arms, --max-cost is the
+command's total: one budget across all arms.
 
 Batch: --batch (with -m) sends the target calls the cache misses through the provider's Batch
 API (OpenAI's /v1/files and /v1/batches; about half the price, answers within 24h) before the
@@ -253,7 +254,9 @@ is latest, the first latest~1 of two: eb report and eb compare work on them), al
 once, so drift in the endpoint hits them alike, the cases in the same order (--seed N shuffles
 it). Then each arm after the first is compared with it as --baseline compares (--margin,
 --inconclusive, --scope), and its report.json carries that comparison ("compare"); each verdict
-line names the arms by model or target. With three or more arms a leaderboard comes first. The
+line names the arms by model or target. With three or more arms a leaderboard comes first (and
+the last arm's report.json, report.md and report.html carry it). --max-cost is one budget for
+all arms together. The
 exit code is the worst gate's. The same target twice is refused unless --no-cache (its second
 arm would read the first's answers). Not with --baseline, --pass-threshold, --flat-output or
 --junit. An interrupted run resumes with --resume once per arm, in arm order.
@@ -265,12 +268,14 @@ confidence sequence on the mean paired difference (betting confidence sequences,
 Ramdas 2024, with inverse-probability weighting: valid whenever the run stops). It stops when
 the verdict is pass or regression; at --max-k K (default 10) samples per case per arm on
 average, i.e. K x cases samples per arm, what a fixed run at -k K takes; or at the budget
-(--max-samples N, all arms together, or --max-cost, each arm's own): then the verdict is
+(--max-samples N or --max-cost, both for all arms together): then the verdict is
 inconclusive with the reason (max-k, budget), never a failure of the candidate, and the exit
 code follows --inconclusive. Every sample is a row of its arm's run folder; the comparison says
-how many samples each arm took and what the fixed run would have taken. With --baseline RUN
-only the candidate is sampled, against the stored run's mean score per case (see
-docs/statistics.md). Not with -k, --batch or --shard.
+how many samples each arm took and what the fixed run would have taken. With --baseline RUN,
+RUN's target is sampled live as arm 1 when its manifest lets eb re-run it (the same case file;
+the same model, --api-base, --temperature and --max-tokens, or the same --target command);
+otherwise only the candidate is sampled, against the stored run's mean score per case (stderr
+says which; see docs/statistics.md). Not with -k, --batch or --shard.
 
 Exit codes:
   0    the gate passed

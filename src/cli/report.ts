@@ -12,6 +12,7 @@ import {
   noneFellShort,
 } from "../render/failing.js";
 import { notRunLine } from "../render/not-run.js";
+import { plannedText } from "../render/run-text.js";
 import { FLAKY_SHOWN, summaryText } from "../render/stats-text.js";
 import { type Calibration, readCalibratedRun } from "../report/calibrate.js";
 import { type Coverage, isIncomplete } from "../report/coverage.js";
@@ -69,7 +70,7 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   const failing = failingItems(doc.items);
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing.map(failingField), graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
+    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), ...(doc.run.sequential && { sequential: doc.run.sequential }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing.map(failingField), graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
     : `${notRun(doc)}${reportText(printable({ summary, calibration, failing }, flags.all === true), coverage, flags.all === true)}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {
@@ -148,7 +149,12 @@ function calibrationField(calibration: Calibration | null) {
   return { calibration: figures };
 }
 
-/** A run that never finished (interrupted, stopped, killed) says so before any figure. */
+/**
+ * A run that never finished (interrupted, stopped, killed) says so before any figure; a
+ * sequential run says why it stopped drawing.
+ */
 function notRun(doc: RunDocument): string {
-  return isIncomplete(doc, doc.stats) ? `${pc.yellow(notRunLine(doc, doc.stats))}\n` : "";
+  const coverage: Coverage = doc;
+  if (isIncomplete(coverage, doc.stats)) return `${pc.yellow(notRunLine(coverage, doc.stats))}\n`;
+  return doc.run.sequential ? `Samples: ${doc.stats.samples} ${plannedText(doc)}\n` : "";
 }

@@ -1,8 +1,12 @@
+import path from "node:path";
+import { caseIds } from "../cases/load.js";
 import { PairedDraws, type PairedResult } from "../cases/paired-draws.js";
 import type { Plan } from "../cases/plan.js";
 import { EXIT, InputError } from "../errors.js";
 import type { CompareBlock } from "../report/blocks.js";
 import type { RunRows } from "../report/read-rows.js";
+import type { CaseManifest } from "../report/record.js";
+import { manifestOfRun } from "../run/run-folder.js";
 import { compareOptions } from "./compare.js";
 
 /** `--max-k` unless given: the cap of a sequential run, in samples per case per arm. */
@@ -115,8 +119,6 @@ export function sequentialBlock(
   const maxK = maxKOf(flags);
   return (block) => ({
     ...block,
-    // The verdict is of every case drawn from, sampled or not: "on these 20 cases".
-    paired: cases,
     verdict: decision.verdict ?? "inconclusive",
     sequential: {
       reason: decision.reason,
@@ -128,6 +130,7 @@ export function sequentialBlock(
       max_k: maxK,
       fixed_k_samples: maxK * cases,
       seed: Number(flags.seed ?? 0),
+      cases,
     },
   });
 }
@@ -145,4 +148,63 @@ export function nothingDrawn(
     "INCONCLUSIVE: the budget ran out before the first paired draw (--max-samples, --max-cost)\n",
   );
   return inconclusive === "pass" ? EXIT.passed : EXIT.fellShort;
+}
+
+/** The target of a baseline sampled live: its model, or its command. */
+export type LiveArm = { model: string; target?: undefined } | { model?: undefined; target: string };
+
+/** What this run would send its target: what a baseline re-run live must match. */
+export interface LiveSettings {
+  cases: string | undefined;
+  cwd: string;
+  apiBase: string;
+  projectRoot: string;
+  temperature: number;
+  maxTokens: number | null;
+}
+
+/**
+ * `--baseline RUN --sequential`: the baseline's target as an arm sampled live, when RUN's
+ * manifest lets eb re-run it as this run would (the same case file; the same model behind the
+ * same endpoint at the same --temperature and --max-tokens, or the same command in the same
+ * project); else why not, and the stored run's mean per case stands for the baseline.
+ */
+export async function liveBaseline(
+  location: string,
+  now: LiveSettings,
+): Promise<{ arm: LiveArm; why: null } | { arm: null; why: string }> {
+  const why = (text: string) => ({ arm: null, why: text });
+  if (now.cases === undefined) return why("no case file is given");
+  let manifest: CaseManifest;
+  try {
+    manifest = manifestOfRun(location, "cases");
+  } catch {
+    return why("its manifest is not that of an eb eval run");
+  }
+  const { sha256 } = await caseIds(path.resolve(now.cwd, now.cases));
+  if (sha256 !== manifest.cases_sha256) return why("it ran another version of the case file");
+  const { target } = manifest;
+  if (target.kind === "command") {
+    if (manifest.project_root !== now.projectRoot) return why("it ran in another project");
+    return { arm: { target: target.command }, why: null };
+  }
+  if (target.api_base !== now.apiBase)
+    return why(`it called another endpoint (${target.api_base})`);
+  if (manifest.temperature !== now.temperature || manifest.max_tokens !== now.maxTokens) {
+    return why("it ran at another --temperature or --max-tokens");
+  }
+  return { arm: { model: target.model }, why: null };
+}
+
+/**
+ * The command line of a live baseline's arms: --baseline RUN replaced by its target, given
+ * first (the first arm is the baseline), so the resume hint and each run's manifest name both.
+ */
+export function liveArgv(argv: readonly string[], arm: LiveArm): string[] {
+  const rest = argv.filter(
+    (arg, i) =>
+      arg !== "--baseline" && argv[i - 1] !== "--baseline" && !arg.startsWith("--baseline="),
+  );
+  const flag = arm.model === undefined ? ["--target", arm.target] : ["-m", arm.model];
+  return [rest[0]!, ...flag, ...rest.slice(1)];
 }

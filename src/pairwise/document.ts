@@ -41,6 +41,7 @@ export function pairwiseDocument(
       target: `candidate ${report.candidate.run_id ?? report.candidate.rows} against baseline ${report.baseline.run_id ?? report.baseline.rows}`,
       judge: report.judge_model,
       samples_per_item: meta.samples,
+      sequential: null,
     },
     itemsPlanned: meta.planned.length,
     planned: meta.planned.map((id) => ({ id })),

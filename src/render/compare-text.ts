@@ -1,6 +1,7 @@
 import type { CompareFigures } from "../report/blocks.js";
 import { countOf } from "../report/gate.js";
 import { question } from "../report/question.js";
+import type { SequentialRun } from "../report/record.js";
 
 const IDS_SHOWN = 10;
 
@@ -31,6 +32,15 @@ const STOPPED = {
   "max-k": "stopped undecided at --max-k",
   budget: "stopped undecided: the budget (--max-samples, --max-cost) ran out",
 } as const;
+
+/**
+ * What a sequential arm planned, as its run shows it: `sequential, at most 10 per case per arm;
+ * stopped: the verdict is known`.
+ */
+export function sequentialRunText(s: SequentialRun): string {
+  const how = s.stopped === null ? "interrupted before it stopped" : STOPPED[s.stopped];
+  return `sequential, at most ${s.max_k} per case per arm; ${how}`;
+}
 
 /**
  * `eb eval --sequential`: what its verdict rests on and what it took, beside what a fixed run

@@ -1,6 +1,6 @@
-import { type LeaderboardEntry, NO_TOKENS } from "../report/blocks.js";
+import { type LeaderboardBlock, type LeaderboardEntry, NO_TOKENS } from "../report/blocks.js";
 import { countOf } from "../report/gate.js";
-import type { Leaderboard } from "../report/leaderboard.js";
+import { cell, code } from "./markdown.js";
 import { dollars, fixed, levelPercent, milliseconds } from "./numbers.js";
 
 const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", "p95", "errors"];
@@ -8,22 +8,52 @@ const HEADER = ["#", "run", "model", "items", "pass rate", "CI", "cost", "p50", 
 const NUMERIC = new Set(["#", "items", "cost", "p50", "p95", "errors"]);
 
 /** `eb report RUN RUN…`: the table, best first, then what the marks and blanks mean. */
-export function leaderboardText(board: Leaderboard): string {
-  const header = HEADER.map((name) => (name === "CI" ? `${levelPercent(board.level)} CI` : name));
+export function leaderboardText(board: LeaderboardBlock): string {
+  const header = [...headerOf(board), "vs best"];
   const rows = board.entries.map((entry) => [...cells(entry), mark(entry)]);
-  const table = aligned([[...header, "vs best"], ...rows], [...HEADER, "vs best"]);
   const lines = [
     `leaderboard of ${countOf(board.entries.length, "run")}, best pass rate first`,
-    ...table,
-    ruleLine(board),
-    ...costLines(board.entries),
+    ...aligned([header, ...rows], [...HEADER, "vs best"]),
+    ...notes(board),
   ];
   return `${lines.join("\n")}\n`;
 }
 
+/** report.md's table of a leaderboard, then what the marks and blanks mean. */
+export function leaderboardMarkdown(board: LeaderboardBlock): string[] {
+  const header = [...headerOf(board), "vs best"];
+  const row = (texts: readonly string[]) => `| ${texts.join(" | ")} |`;
+  // The run id and the model are foreign text: code spans.
+  const entryRow = (entry: LeaderboardEntry) =>
+    row(
+      [...cells(entry), mark(entry)].map((text, i) =>
+        i === 1 || i === 2 ? code(text) : cell(text),
+      ),
+    );
+  return [
+    `## Leaderboard of ${countOf(board.entries.length, "run")}, best pass rate first`,
+    "",
+    row(header),
+    row(header.map(() => "---")),
+    ...board.entries.map(entryRow),
+    "",
+    ...notes(board),
+    "",
+  ];
+}
+
+function headerOf(board: LeaderboardBlock): string[] {
+  return HEADER.map((name) => (name === "CI" ? `${levelPercent(board.level)} CI` : name));
+}
+
+/** The rule behind the marks, and which runs have no cost. */
+function notes(board: LeaderboardBlock): string[] {
+  return [ruleLine(board), ...costLines(board.entries)];
+}
+
 /** How the text and the page state the rule behind the marks. */
-export function ruleLine(board: Leaderboard): string {
-  const each = levelPercent(board.pairedLevel);
+export function ruleLine(board: LeaderboardBlock): string {
+  const each = levelPercent(board.paired_level);
   return (
     `vs best: run − best pass rate, paired by item (as eb compare), ${each} interval each ` +
     `(${levelPercent(board.level)} Bonferroni over ${board.comparisons} comparison${board.comparisons === 1 ? "" : "s"}); ` +

@@ -2,9 +2,10 @@ import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { capitalized, noneFellShort } from "./failing.js";
 import { itemStatus } from "./item-status.js";
+import { leaderboardMarkdown } from "./leaderboard-text.js";
 import { cell, code, codeBlock } from "./markdown.js";
 import { notRunBanner, notRunText } from "./not-run.js";
-import { budgetLine, itemCountsText } from "./run-text.js";
+import { budgetLine, itemCountsText, plannedText } from "./run-text.js";
 import { summaryMarkdown } from "./stats-markdown.js";
 
 /** report.md of a run: the Field table, then the checks (the seed's layout) or the cases. */
@@ -25,6 +26,7 @@ export function runMarkdown(doc: RunDocument): string {
     ...(doc.verdict.outcome === "budget_exhausted"
       ? [`| Budget exceeded | ${cell(budgetLine(doc))} |`]
       : []),
+    ...(doc.leaderboard ? ["", ...leaderboardMarkdown(doc.leaderboard)] : []),
     ...body,
   ];
   return `${lines.join("\n")}\n`;
@@ -47,7 +49,7 @@ function caseFields(doc: RunDocument): string[] {
   const target = run.judge === null ? run.target : `${run.target}; judge ${run.judge}`;
   return [
     `| Target | ${code(target ?? "")} |`,
-    `| Samples | ${doc.stats.samples} of ${doc.samples_planned} planned (k=${run.samples_per_item ?? 1}) |`,
+    `| Samples | ${doc.stats.samples} ${plannedText(doc)} |`,
     `| Pass threshold | ${doc.pass_threshold} |`,
     `| Run passed | ${doc.run_passed ? "yes" : `no (${cell(doc.verdict.rule)})`} |`,
     ...(doc.duration_ms === null

@@ -3,6 +3,7 @@ import { isIncomplete } from "../report/coverage.js";
 import type { DocumentItem, RunDocument } from "../report/document.js";
 import { countOf } from "../report/gate.js";
 import { oneLine } from "../report/reason.js";
+import { sequentialRunText } from "./compare-text.js";
 import { type ItemStatus, itemCounts, itemStatus } from "./item-status.js";
 import { notRunLine } from "./not-run.js";
 import { passedOf } from "./numbers.js";
@@ -79,8 +80,15 @@ function caseLines(doc: RunDocument): string[] {
   const time = doc.duration_ms === null ? "" : `, time ${(doc.duration_ms / 1000).toFixed(2)} s`;
   return [
     `Target: ${run.judge === null ? target : `${target}; judge ${run.judge}`}`,
-    `Samples: ${doc.stats.samples} of ${doc.samples_planned} (k=${run.samples_per_item ?? 1})${time}`,
+    `Samples: ${doc.stats.samples} ${plannedText(doc)}${time}`,
   ];
+}
+
+/** `of 40 (k=2)`, or a sequential run's `(sequential, at most 10 per case per arm; …)`. */
+export function plannedText(doc: RunDocument): string {
+  const { sequential, samples_per_item: k } = doc.run;
+  if (sequential) return `(${sequentialRunText(sequential)})`;
+  return `of ${doc.samples_planned} (k=${k ?? 1})`;
 }
 
 /** Why the item's worst sample fell short, as the sample said it (no `sample N:` prefix). */
@@ -120,6 +128,9 @@ export function budgetLine(doc: RunDocument): string {
   const money = (x: number) => `$${x.toFixed(4)}`;
   const { max_cost: max, spent } = doc.budget ?? { max_cost: 0, spent: 0 };
   const left = doc.samples_planned - doc.stats.samples;
+  if (doc.run.sequential) {
+    return `Budget: ${money(spent)} spent of --max-cost ${money(max)}: the sequential draws stopped there (--resume ${doc.output_dir} with a higher --max-cost draws on)`;
+  }
   return (
     `Budget: ${money(spent)} spent of --max-cost ${money(max)}; ${left} of ` +
     `${countOf(doc.samples_planned, "sample")} not run: finish them with --resume ${doc.output_dir} ` +

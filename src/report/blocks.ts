@@ -38,6 +38,9 @@ const sequentialSchema = z
     max_k: z.number().describe("--max-k: samples per case per arm, on average, at the cap."),
     fixed_k_samples: count.describe("Samples per arm a fixed run at -k max_k takes."),
     seed: z.number().int(),
+    cases: count.describe(
+      "The cases it drew from, sampled or not: its verdict is on these (`paired` counts the items both arms sampled).",
+    ),
   })
   .describe("The sequential gate: its verdict is the block's.");
 
@@ -55,7 +58,7 @@ export const compareBlockSchema = z
       .describe(
         "The paired interval computed: Miettinen–Nurminen per case combined by Newcombe (these cases, each sampled twice or more on both sides), Tango's score interval (cases like these, or one sample per case), or the bootstrap (--interval bootstrap).",
       ),
-    paired: count.describe("Items in both runs; with `sequential`, the cases it drew from."),
+    paired: count.describe("Items in both runs."),
     margin: z.number(),
     verdict: z.enum(GATE_VERDICTS),
     scope: z
@@ -217,3 +220,14 @@ export const leaderboardEntrySchema = z.strictObject({
   pareto_axis: z.enum(["cost", "latency_p50_ms"]).nullable(),
 });
 export type LeaderboardEntry = z.output<typeof leaderboardEntrySchema>;
+
+/** A leaderboard in a run's document: eb eval's arms (three or more), in the last arm's. */
+export const leaderboardBlockSchema = z
+  .strictObject({
+    entries: z.array(leaderboardEntrySchema).describe("Best first."),
+    level: z.number().describe("The level of each run's own interval."),
+    paired_level: z.number().describe("The level of each paired interval with the best."),
+    comparisons: count.describe("Comparisons with the best: runs − 1 (Bonferroni over them)."),
+  })
+  .describe("The runs ranked, each paired with the best by item (as eb report A B C).");
+export type LeaderboardBlock = z.output<typeof leaderboardBlockSchema>;

@@ -5,10 +5,11 @@
  * renderers of it (src/render/), and never read the rows again.
  */
 import { z } from "zod";
-import { compareBlockSchema, pairwiseBlockSchema } from "./blocks.js";
+import { compareBlockSchema, leaderboardBlockSchema, pairwiseBlockSchema } from "./blocks.js";
 import { coverageOf, coverageShape } from "./coverage.js";
 import { applyGate, countOf, type GateInput, thresholdRule } from "./gate.js";
 import { outcomeSchema } from "./outcome.js";
+import { sequentialRunSchema } from "./record.js";
 import type { ItemTally, RowTally } from "./row-tally.js";
 import {
   type RunSummary,
@@ -87,6 +88,7 @@ const runInfoSchema = z.strictObject({
   target: z.string().nullable().describe("What produced the outputs: a model, a command."),
   judge: z.string().nullable().describe("The judge model or agent, when one graded."),
   samples_per_item: z.number().int().min(1).nullable(),
+  sequential: sequentialRunSchema.nullable().describe("null: a run of a fixed k."),
   resumes: count,
   merged: z
     .strictObject({ shards: z.array(z.string()), runs: z.array(z.string()) })
@@ -152,6 +154,7 @@ export const documentShape = {
     .describe("Items the run planned and never ran, when the run names them."),
   compare: compareBlockSchema.nullable(),
   pairwise: pairwiseBlockSchema.nullable(),
+  leaderboard: leaderboardBlockSchema.nullable(),
 };
 export const runDocumentSchema = z
   .strictObject(documentShape)
@@ -193,7 +196,11 @@ export function buildDocument(
   const summary = summarize(tally, options);
   const { stats, ...fields } = summary;
   const perItem = meta.run.samples_per_item ?? 1;
-  const coverage = coverageOf(meta.itemsPlanned ?? stats.items, perItem, stats);
+  const planned = coverageOf(meta.itemsPlanned ?? stats.items, perItem, stats);
+  // A sequential run that stopped planned the samples it drew, not its cap's.
+  const coverage = meta.run.sequential?.stopped
+    ? { ...planned, samples_planned: stats.samples }
+    : planned;
   const gate: GateInput = {
     passed: stats.passed,
     samples: stats.samples,
@@ -226,6 +233,7 @@ export function buildDocument(
       .map(({ id, stratum }) => ({ id, stratum: stratum ?? "" })),
     compare: null,
     pairwise: null,
+    leaderboard: null,
   };
 }
 

@@ -19,7 +19,7 @@ import { InputError } from "../errors.js";
 import { adjustedLevel } from "../stats/adjust.js";
 import { type Comparison, comparePaired } from "../stats/compare.js";
 import type { IntervalMethod } from "../stats/types.js";
-import { type LeaderboardEntry, NO_TOKENS } from "./blocks.js";
+import { type LeaderboardBlock, type LeaderboardEntry, NO_TOKENS } from "./blocks.js";
 import { itemsText, manifestWarnings, preview } from "./compare-runs.js";
 import { isIncomplete, notRunLine } from "./coverage.js";
 import type { RunDocument } from "./document.js";
@@ -57,6 +57,12 @@ export interface Leaderboard {
   level: number;
   /** Reasons to read the table with care: rows left out, differing item sets or definitions. */
   warnings: string[];
+}
+
+/** The board as a document carries it: its entries and the rule's levels. */
+export function leaderboardBlock(board: Leaderboard): LeaderboardBlock {
+  const { entries, level, pairedLevel, comparisons } = board;
+  return { entries, level, paired_level: pairedLevel, comparisons };
 }
 
 /** Ranks runs of one suite; refuses (InputError) runs of different kinds or disjoint item sets. */

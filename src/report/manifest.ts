@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MANIFEST_SHAPES, type Manifest } from "./record.js";
+import { MANIFEST_SHAPES, type Manifest, sequentialRunSchema } from "./record.js";
 
 /** Earlier versions wrote these only at the end. */
 const lenient = {
@@ -52,6 +52,7 @@ const summarySchema = z.object({
   ended_at: text,
   interrupted: flag,
   budget_exceeded: flag,
+  sequential: sequentialRunSchema.nullable().catch(null).default(null),
   resumes: count,
   shards: texts,
   merged_runs: texts,

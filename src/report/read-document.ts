@@ -154,6 +154,7 @@ function metaOf(
       target: written?.run ? written.run.target : (m?.target ?? null),
       judge: written?.run ? written.run.judge : (m?.judge_model ?? null),
       samples_per_item: m?.planned?.samplesPerItem ?? null,
+      sequential: m?.sequential ?? null,
       resumes: m?.resumes ?? 0,
       merged: m?.shards && m.merged_runs ? { shards: m.shards, runs: m.merged_runs } : null,
     },

@@ -338,6 +338,27 @@ export const caseConcurrencySchema = z.strictObject({
 });
 export type CaseConcurrency = z.output<typeof caseConcurrencySchema>;
 
+/**
+ * A sequential arm (`eb eval --sequential`): it plans no fixed number of samples, it draws them
+ * until it stops.
+ */
+export const sequentialRunSchema = z
+  .strictObject({
+    max_k: z
+      .number()
+      .int()
+      .min(1)
+      .describe("--max-k: samples per case per arm, on average, at the cap."),
+    stopped: z
+      .enum(["decided", "max-k", "budget"])
+      .nullable()
+      .describe(
+        "Why it stopped: the verdict was known, --max-k, or --max-samples / --max-cost; null: interrupted first.",
+      ),
+  })
+  .describe("A sequential run: the samples it planned are those it drew.");
+export type SequentialRun = z.output<typeof sequentialRunSchema>;
+
 /** Known only as a case run ends: the model versions that answered. */
 const caseClosing = {
   model_versions: z.array(z.string()),
@@ -350,6 +371,7 @@ const caseClosing = {
     .boolean()
     .optional()
     .describe("Samples were left unrun by --max-cost (--resume with a higher cap finishes them)."),
+  sequential: sequentialRunSchema.optional(),
 };
 export type CaseClosing = z.output<z.ZodObject<typeof caseClosing>>;
 

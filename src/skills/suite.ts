@@ -5,7 +5,7 @@ import type { ArmDraws } from "../cases/paired-draws.js";
 import type { CaseReport } from "../cases/report.js";
 import { type JudgeFn, runCaseSample } from "../cases/sample.js";
 import type { Case } from "../cases/schema.js";
-import { type CaseRunMeta, drawnCoverage, finishedCases } from "../cases/suite.js";
+import { type CaseRunMeta, finishedCases } from "../cases/suite.js";
 import { CaseTally } from "../cases/tally.js";
 import { safeStem } from "../checks/stem.js";
 import type { Config } from "../config/load.js";
@@ -15,6 +15,7 @@ import { gradingJson } from "../render/skill-creator.js";
 import {
   type CaseRow,
   type CaseSettings,
+  type SequentialRun,
   SKILL_USED_MARK,
   TRIGGER_MARK,
 } from "../report/record.js";
@@ -166,7 +167,12 @@ export function skillSuite(
       },
     }),
     finish: (context) =>
-      finish(plan, { items, tally, settings, drawn: draws !== undefined }, context, judging.count),
+      finish(
+        plan,
+        { items, tally, settings, sequential: draws?.plan() ?? null },
+        context,
+        judging.count,
+      ),
     close: async () => {},
   };
 }
@@ -324,11 +330,16 @@ function skillSettings(plan: SkillPlan, arm: SkillArm): CaseSettings {
 
 async function finish(
   plan: SkillPlan,
-  run: { items: readonly SkillItem[]; tally: CaseTally; settings: CaseSettings; drawn: boolean },
+  run: {
+    items: readonly SkillItem[];
+    tally: CaseTally;
+    settings: CaseSettings;
+    sequential: SequentialRun | null;
+  },
   context: FinishContext,
   judgeCache: CaseRunMeta["judgeCache"],
 ): Promise<Finished<"cases", CaseReport>> {
-  const all = finishedCases(
+  const finished = finishedCases(
     { rows: context.tally, cases: run.items.map(withoutLine), tally: run.tally },
     context,
     {
@@ -341,12 +352,12 @@ async function finish(
       budget: plan.spend.budgetBlock,
       budgetExceeded: plan.spend.exceeded,
       judgeCache,
+      // A sequential arm planned the samples it drew (its grading files are added after).
+      sequential: run.sequential,
       formats: plan.config.reportFormats,
       scrub: plan.setup.scrubber.scrub,
     },
   );
-  // A sequential arm planned the samples it drew (its grading files are added after).
-  const finished = run.drawn ? drawnCoverage(all, plan.config.reportFormats) : all;
   const gradings = finished.document.items.flatMap((item) =>
     item.outcomes.map((outcome) => ({
       name: `${sampleFolder(item.id, outcome.sample)}/grading.json`,

@@ -37,6 +37,17 @@ function evalIn(root: string, args: readonly string[], env: NodeJS.ProcessEnv = 
   return runEb(["eval", "cases.jsonl", ...args], { cwd: root, env });
 }
 
+/** Cases for models "good" and "twin", priced at $1000 per million answer tokens. */
+function pricedProject(inputPerMtok: string): string {
+  const prices = ["good", "twin"].map(
+    (model) => `[pricing."${model}"]\ninput_per_mtok = ${inputPerMtok}\noutput_per_mtok = 1000.0\n`,
+  );
+  return makeProject({
+    "cases.jsonl": rightCases(IDS),
+    ".eval-banana/config.toml": prices.join("\n"),
+  });
+}
+
 /** `--target A --target B …`: one arm per command. */
 function targets(...commands: string[]): string[] {
   return commands.flatMap((command) => ["--target", command]);
@@ -73,6 +84,12 @@ async function interruptAndResume(
 function results(root: string): string[] {
   const dir = path.join(root, ".eval-banana/results");
   return existsSync(dir) ? runFolders(dir) : [];
+}
+
+/** The case ids of a run folder's rows, one per row. */
+function rowIds(runDir: string): string[] {
+  const lines = readFileSync(path.join(runDir, "rows.jsonl"), "utf8").trim().split("\n");
+  return lines.slice(1).map((line) => JSON.parse(line).id);
 }
 
 function reportOf(runDir: string) {
@@ -214,6 +231,46 @@ describe("eb eval with arms: two targets in one run, the first the baseline", ()
     );
     const verdicts = results(root).map((dir) => reportOf(dir).compare?.verdict ?? null);
     expect(verdicts).toEqual([null, "pass", "regression"]);
+    // The last arm's reports carry the leaderboard the terminal printed.
+    const last = results(root)[2]!;
+    const { leaderboard } = reportOf(last);
+    expect(leaderboard.comparisons).toBe(2);
+    expect(leaderboard.entries.map((e: { run_id: string }) => e.run_id)).toHaveLength(3);
+    expect(leaderboard.entries.at(-1)).toMatchObject({ best: false });
+    expect(
+      results(root)
+        .slice(0, 2)
+        .map((dir) => reportOf(dir).leaderboard),
+    ).toEqual([null, null]);
+    const markdown = readFileSync(path.join(last, "report.md"), "utf8");
+    expect(markdown).toContain("## Leaderboard of 3 runs, best pass rate first");
+    expect(markdown).toContain(
+      `| ${leaderboard.entries[0].rank} | \`${leaderboard.entries[0].run_id}\``,
+    );
+    const page = readFileSync(path.join(last, "report.html"), "utf8");
+    expect(page).toContain('"board":{"rows":[');
+  });
+
+  it("--max-cost is one budget for all arms together", async () => {
+    // Answers (7 tokens) at $1000 per million, the prompt free: a call costs $0.007, estimated
+    // at --max-tokens 8 ($0.008, never less than it costs): $0.14 buys at most 20 calls in all.
+    const root = pricedProject("0.0");
+    const args = ["-m", "good", "-m", "twin", "--api-base", server.baseURL, "-k", "2"];
+    const run = await evalIn(root, [...args, "--max-cost", "0.14", "--max-tokens", "8"], {
+      EVAL_BANANA_API_KEY: "sk-test",
+    });
+    expect(run.code, run.stderr).toBe(1);
+    const rows = results(root).map((dir) => rowIds(dir).length);
+    expect(rows[0]! + rows[1]!).toBeGreaterThanOrEqual(17);
+    expect(rows[0]! + rows[1]!).toBeLessThanOrEqual(20);
+    // Each arm its share: the first to start does not spend the cap alone.
+    expect(Math.min(...rows)).toBeGreaterThanOrEqual(8);
+    for (const dir of results(root)) {
+      const { budget, budget_exceeded } = reportOf(dir);
+      expect(budget.max_cost).toBe(0.14);
+      expect(budget.spent).toBeLessThanOrEqual(0.14 + 1e-9);
+      expect(budget_exceeded).toBe(true);
+    }
   });
 
   it.each([
@@ -342,6 +399,29 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(run.stdout).not.toContain("Interrupted");
   });
 
+  it("records what a sequential arm planned: eb report, its JSON and its page say it stopped, not that it was interrupted", async () => {
+    const root = flakyProject();
+    const args = [...targets("node flaky.mjs a", "node flaky.mjs b"), "--sequential"];
+    const run = await evalIn(root, [...args, "--margin", "0.1"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const second = results(root)[1]!;
+    const planned = { max_k: 10, stopped: "decided" };
+    expect(reportOf(second).run.sequential).toEqual(planned);
+    const shown = await runEb(["report", second, "--html", "page.html"], { cwd: root });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toContain("Interrupted");
+    expect(shown.stdout).toMatch(
+      /Samples: \d+ \(sequential, at most 10 per case per arm; stopped: the verdict is known\)/,
+    );
+    const json = await runEb(["report", second, "--json"], { cwd: root });
+    const read = JSON.parse(json.stdout);
+    expect(read.sequential).toEqual(planned);
+    expect(read.samples_planned).toBe(read.samples);
+    const page = readFileSync(path.join(root, "page.html"), "utf8");
+    expect(page).toContain('"sequential":{"max_k":10,"stopped":"decided"}');
+    expect(readFileSync(path.join(second, "report.md"), "utf8")).not.toContain("Interrupted");
+  });
+
   it("finds a regression early", async () => {
     const root = flakyProject();
     const run = await evalIn(root, [
@@ -373,23 +453,23 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(failed.stdout).toContain(
       "stopped undecided: the budget (--max-samples, --max-cost) ran out",
     );
-    expect(failed.stdout).toContain("→ inconclusive on these");
-    const { sequential, verdict } = reportOf(results(root)[1]!).compare;
+    expect(failed.stdout).toContain("→ inconclusive on these 20 cases");
+    const { sequential, verdict, paired } = reportOf(results(root)[1]!).compare;
     expect(verdict).toBe("inconclusive");
-    expect(sequential).toMatchObject({ reason: "budget", draws: 10 });
+    expect(sequential).toMatchObject({ reason: "budget", draws: 10, cases: 20 });
+    // The fixed-k interval's items are those both arms sampled, not the 20 drawn from.
+    const sampled = results(root).map((dir) => new Set(rowIds(dir)));
+    const both = [...sampled[0]!].filter((id) => sampled[1]!.has(id)).length;
+    expect(both).toBeLessThan(20);
+    expect(paired).toBe(both);
+    expect(failed.stdout).toMatch(new RegExp(`CI \\[[^\\]]*\\] over ${both} items? `));
     const accepted = await evalIn(root, [...args, "--margin", "0.02", "--inconclusive", "pass"]);
     expect(accepted.code, accepted.stderr).toBe(0);
   });
 
   it("stops at --max-cost undecided: inconclusive for the budget, not a failed candidate", async () => {
-    // A loopback call (11 + 7 tokens) costs $0.018 at these prices: $1 buys each arm ~55.
-    const prices = ["good", "twin"].map(
-      (model) => `[pricing."${model}"]\ninput_per_mtok = 1000.0\noutput_per_mtok = 1000.0\n`,
-    );
-    const root = makeProject({
-      "cases.jsonl": rightCases(IDS),
-      ".eval-banana/config.toml": prices.join("\n"),
-    });
+    // A loopback call (11 + 7 tokens) costs $0.018 at these prices: $1 buys ~55 in all.
+    const root = pricedProject("1000.0");
     const args = ["-m", "good", "-m", "twin", "--api-base", server.baseURL, "--sequential"];
     const key = { EVAL_BANANA_API_KEY: "sk-test" };
     // An answer not seen yet is estimated at 512 tokens: $0.5 refuses the very first sample.
@@ -433,10 +513,13 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect(sequentialOf(root)).toEqual(sequentialOf(whole));
   });
 
-  it("samples the candidate alone against a stored --baseline run", async () => {
+  it("samples the candidate alone against a stored --baseline run it cannot re-run", async () => {
     const root = flakyProject();
     const base = await evalIn(root, ["--target", "node flaky.mjs a", "-k", "5"]);
     expect(base.code).toBe(1);
+    // The same cases in another order: another case file than the one the baseline ran.
+    const file = path.join(root, "cases.jsonl");
+    writeFileSync(file, `${readFileSync(file, "utf8").trim().split("\n").reverse().join("\n")}\n`);
     const run = await evalIn(root, [
       "--target",
       "node flaky.mjs b 0.5",
@@ -447,10 +530,33 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
       "0.1",
     ]);
     expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain("is not sampled again (it ran another version of the case file)");
     expect(run.stdout).toContain("→ regression on these 20 cases → failed");
     const { sequential } = reportOf(results(root)[1]!).compare;
     expect(sequential.reason).toBe("decided");
     expect(sequential.samples).toHaveLength(1);
+  });
+
+  it("samples a --baseline run's target live, as a second arm, when its manifest lets eb re-run it", async () => {
+    const root = flakyProject();
+    const base = await evalIn(root, ["--target", "node flaky.mjs a", "-k", "5"]);
+    expect(base.code).toBe(1);
+    const args = ["--target", "node flaky.mjs b 0.5", "--baseline", "latest", "--sequential"];
+    const run = await evalIn(root, [...args, "--margin", "0.1"]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain(
+      "its manifest lets eb re-run its target (node flaky.mjs a), so it is sampled live as arm 1",
+    );
+    expect(run.stdout).toContain("→ regression on these 20 cases → failed");
+    const [, live, candidate] = results(root);
+    const { sequential } = reportOf(candidate!).compare;
+    expect(sequential.reason).toBe("decided");
+    expect(sequential.samples).toHaveLength(2);
+    expect(reportOf(live!).target).toEqual({ kind: "command", command: "node flaky.mjs a" });
+    // Each arm's command names both targets, the baseline's first: --resume finishes them.
+    const command = reportOf(candidate!).run.command;
+    expect(command).toMatch(/--target node flaky\.mjs a .*--target node flaky\.mjs b 0\.5/);
+    expect(command).not.toContain("--baseline");
   });
 
   it.each([

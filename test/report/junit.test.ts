@@ -68,6 +68,7 @@ function documentOf(scores: Record<string, number>, ids: string[]): RunDocument 
     target: null,
     judge: null,
     samples_per_item: 1,
+    sequential: null,
     resumes: 0,
     merged: null,
   };

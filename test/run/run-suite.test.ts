@@ -122,6 +122,7 @@ function documentOf(tally: RowTally): RunDocument {
       target: null,
       judge: null,
       samples_per_item: null,
+      sequential: null,
       resumes: 0,
       merged: null,
     },

@@ -36,6 +36,8 @@ export interface RunData {
   notRun: string | null;
   /** Each judge's noise, as the terminal says it. */
   judges: string[];
+  /** The leaderboard the document carries (eb eval's arms, in the last arm's), as a page shows it. */
+  board: BoardData | null;
 }
 
 /** A leaderboard's row: the entry, and its cells and mark as the terminal writes them. */

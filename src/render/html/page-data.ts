@@ -34,6 +34,7 @@ function runData(document: RunDocument, href: string): RunData {
     href: href === "" || href.endsWith("/") ? href : `${href}/`,
     notRun: isIncomplete(doc, doc.stats) ? notRunLine(doc, doc.stats) : null,
     judges: doc.summary.judges.map((j) => `judge ${j.grader}: ${judgeNoiseText(j)}`),
+    board: doc.leaderboard && boardData(doc.leaderboard.entries),
   };
 }
 

@@ -53,6 +53,7 @@ function runPage(run: RunData, open: Open): Part[] {
   return [
     top(run.doc.run.merged ? "Merged run report" : "Run report", run),
     headline(run, null),
+    run.board && boardTable(run.board, [], () => {}),
     summaryView(run, "Summary"),
     breakdownChart(run.doc),
     itemsView(runRows(run, "run"), "run", open),

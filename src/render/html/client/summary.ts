@@ -1,4 +1,5 @@
 import type { RunDocument } from "../../../report/document.js";
+import { sequentialRunText } from "../../compare-text.js";
 import { itemCounts } from "../../item-status.js";
 import type { RunData } from "../model.js";
 import { heroCard, keyValues, type Stat, statsRow } from "./card.js";
@@ -100,7 +101,7 @@ export function provenanceView(run: RunData, title: string): HTMLElement {
       ["git commit", info.git_commit ?? (doc.kind ? "not in git" : null), true],
       ["target", info.target],
       ["judge", info.judge],
-      ["samples per item", info.samples_per_item === null ? null : String(info.samples_per_item)],
+      ["samples per item", samplesPerItem(info)],
       ["started", doc.started_at],
       ["ended", doc.completed_at ?? (doc.started_at ? "never (the run did not finish)" : null)],
       ["duration", seconds],
@@ -111,4 +112,10 @@ export function provenanceView(run: RunData, title: string): HTMLElement {
     ]),
     para(doc.kind === null ? "Rows without an eval-banana manifest." : null, "muted"),
   );
+}
+
+/** k, or what a sequential run planned: it draws its samples until it stops. */
+function samplesPerItem(info: RunDocument["run"]): string | null {
+  if (info.sequential) return sequentialRunText(info.sequential);
+  return info.samples_per_item === null ? null : String(info.samples_per_item);
 }
