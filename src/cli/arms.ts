@@ -13,7 +13,8 @@ import { leaderboard, leaderboardBlock } from "../report/leaderboard.js";
 import { readDocument } from "../report/read-document.js";
 import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
 import type { RunProgress } from "../run/suite.js";
-import { type BaselineCompared, baselineGate, compareOptions } from "./compare.js";
+import { type BaselineCompared, baselineGate } from "./compare.js";
+import { compareOptions } from "./compare-options.js";
 import {
   type Arm,
   type ArmFlags,

@@ -21,36 +21,14 @@ import type { RunRows } from "../report/read-rows.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import { terminalSafeJson, terminalSafeLine, terminalSafeStrings } from "../report/terminal.js";
 import { writeReports } from "../run/reports.js";
-import type { Adjustment } from "../stats/adjust.js";
 import type { CompareOptions } from "../stats/compare.js";
-import type { IntervalMethod, Scope } from "../stats/types.js";
-import { compareToGithub } from "./github.js";
+import { type CompareFlags, compareOptions, type GateFlags } from "./compare-options.js";
+import { githubAsked } from "./github-env.js";
 import { writeHtmlPage } from "./html-page.js";
-import { intervalLevel, settingFlags } from "./options.js";
+import { settingFlags } from "./options.js";
 import { printWarning } from "./output.js";
 import { runLocation, runLocations, suiteAt } from "./run-location.js";
 import { writeJunit } from "./write-whole.js";
-
-/** The gate's options, shared by `eb compare` and `eb eval --baseline`. */
-export interface GateFlags {
-  margin: string;
-  inconclusive: "fail" | "pass";
-  /** `[report] scope` as loaded (flag, environment, file, default). */
-  scope?: Scope;
-}
-
-export interface CompareFlags extends GateFlags {
-  interval: IntervalMethod;
-  level: string;
-  adjust: Adjustment;
-  seed: string;
-  json?: boolean;
-  markdown?: boolean;
-  junit?: string;
-  /** Also write the comparison as one self-contained HTML page to this file. */
-  html?: string;
-  cwd: string;
-}
 
 /** `eb compare BASE CAND`: the paired gate. Exit 0 pass, 1 regression (or inconclusive). */
 export async function compareCommand(
@@ -82,7 +60,10 @@ export async function compareCommand(
   }
   // Annotations keep off stdout when it carries JSON or the comment body.
   const annotations = flags.json || flags.markdown ? process.stderr : process.stdout;
-  await compareToGithub(compared.documents, annotations);
+  // Loaded on a runner only: its renderers (and the check parser) cost every other start.
+  if (githubAsked()) {
+    await (await import("./github.js")).compareToGithub(compared.documents, annotations);
+  }
   if (flags.html !== undefined) {
     const { baseDoc, candDoc, baseFile, candFile } = await compared.documents();
     const runDirs = [baseFile, candFile].map((file) => path.dirname(file));
@@ -95,19 +76,6 @@ export async function compareCommand(
 function summaryOptions(options: CompareOptions): SummaryOptions {
   const { method, level, adjust, seed } = options;
   return { method, level, adjust, seed };
-}
-
-/** Validates --margin (and the bootstrap's --seed) before anything is read or run. */
-export function compareOptions(flags: GateFlags & Partial<CompareFlags>): CompareOptions {
-  const margin = flags.margin.trim() === "" ? Number.NaN : Number(flags.margin);
-  if (!(margin >= 0 && margin <= 1)) {
-    throw new InputError(`--margin ${flags.margin}: expected a number between 0 and 1`);
-  }
-  const seed = Number(flags.seed ?? 0);
-  if (!Number.isInteger(seed))
-    throw new InputError(`--seed ${flags.seed}: expected a whole number`);
-  const level = flags.level === undefined ? undefined : intervalLevel(flags.level);
-  return { margin, method: flags.interval, seed, level, adjust: flags.adjust, scope: flags.scope };
 }
 
 /** The warnings on stderr, then the comparison as text or JSON on stdout. */

@@ -8,7 +8,7 @@ import {
   type SuiteRun,
 } from "../index.js";
 import { terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
-import { compareOptions, type GateFlags } from "./compare.js";
+import { compareOptions, type GateFlags } from "./compare-options.js";
 import { configOptions } from "./eval.js";
 import { abortOnSignals } from "./interrupt.js";
 import { printWarning } from "./output.js";

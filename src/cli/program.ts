@@ -3,7 +3,7 @@ import type { SettingId } from "../config/settings.js";
 import { TOOL_VERSION } from "../run/provenance.js";
 import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
 import type { CalibrateFlags } from "./calibrate.js";
-import type { CompareFlags } from "./compare.js";
+import type { CompareFlags } from "./compare-options.js";
 import type { EvalFlags } from "./eval.js";
 import type { MergeFlags } from "./merge.js";
 import {

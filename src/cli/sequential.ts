@@ -7,7 +7,7 @@ import type { CompareBlock } from "../report/blocks.js";
 import type { RunRows } from "../report/read-rows.js";
 import type { CaseManifest } from "../report/record.js";
 import { manifestOfRun } from "../run/run-folder.js";
-import { compareOptions } from "./compare.js";
+import { compareOptions } from "./compare-options.js";
 
 /** `--max-k` unless given: the cap of a sequential run, in samples per case per arm. */
 const DEFAULT_MAX_K = 10;
