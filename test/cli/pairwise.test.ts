@@ -275,7 +275,7 @@ describe.skipIf(!HAS_CHROMIUM)("eb pairwise: report.html", () => {
       );
       expect(await text("[data-test='pair-verdict']")).toEqual(["PASS"]);
       expect(await text("[data-test='net-win-rate']")).toEqual(["+1.000"]);
-      expect((await text(".hero .ci"))[0]).toContain("95% CI [+0.081, +1.000] over 6 cases");
+      expect((await text(".hero .ci"))[0]).toContain("95% CI [+0.219, +1.000] over 6 cases");
       expect(await text(".stat .label")).toEqual(
         expect.arrayContaining(["wins", "inconsistent", "consistency", "position bias"]),
       );
