@@ -511,7 +511,8 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
       return { draws, estimate, ci_low, ci_high, reason };
     };
     expect(sequentialOf(root)).toEqual(sequentialOf(whole));
-  });
+    // Three sequential runs of two arms, each sample a node process: ~30 s on a busy 2-core runner.
+  }, 120_000);
 
   it("samples the candidate alone against a stored --baseline run it cannot re-run", async () => {
     const root = flakyProject();
