@@ -488,6 +488,7 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
     expect([first.budget_exceeded, second.budget_exceeded]).toContain(true);
   });
 
+  // Three sequential runs of two arms, each sample a node process: ~30 s on a busy 2-core runner.
   it("resumed after an interrupt, ends as the run that was never interrupted", async () => {
     const args = [
       ...targets("node flaky.mjs a", "node flaky.mjs b"),
@@ -511,7 +512,6 @@ describe("eb eval --sequential: sample until the verdict is known", () => {
       return { draws, estimate, ci_low, ci_high, reason };
     };
     expect(sequentialOf(root)).toEqual(sequentialOf(whole));
-    // Three sequential runs of two arms, each sample a node process: ~30 s on a busy 2-core runner.
   }, 120_000);
 
   it("samples the candidate alone against a stored --baseline run it cannot re-run", async () => {
