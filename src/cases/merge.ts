@@ -4,18 +4,15 @@ import type { RowTally } from "../report/row-tally.js";
 import type { MergeKind } from "../run/merge.js";
 import { caseFileCandidates, caseIds } from "./load.js";
 import { finishedCases } from "./suite.js";
-import { CaseTally } from "./tally.js";
 
 /** `eb merge` of `eb eval` shards: the case run's reports, its cases in case-file order. */
 export function mergeCases(cwd?: string): MergeKind {
-  const versions = new CaseTally();
   return {
-    add: (row) => versions.add(row),
     finish: async (shards, context, config, scrub) => {
       const manifest = shards[0]!.manifest;
       if (manifest.kind !== "cases") throw new TypeError("not a case run");
       const cases = await caseOrder(manifest, context.tally, cwd);
-      return finishedCases({ rows: context.tally, cases, tally: versions }, context, {
+      return finishedCases({ rows: context.tally, cases }, context, {
         settings: {
           kind: "cases",
           cases_file: manifest.cases_file,

@@ -13,7 +13,6 @@ import {
 import { EXCERPT_CHARS, type RowTally } from "../report/row-tally.js";
 import type { SummaryOptions } from "../report/run-summary.js";
 import type { Case } from "./schema.js";
-import type { CaseTally } from "./tally.js";
 
 /** `report.json` of `eb eval`. */
 export const caseReportSchema = z
@@ -90,7 +89,6 @@ export type CaseReportMeta = Pick<
 export interface CaseRunRows {
   rows: RowTally;
   cases: readonly (Pick<Case, "id"> & Partial<Pick<Case, "messages" | "stratum" | "line">>)[];
-  tally: CaseTally;
 }
 
 export function buildCaseReport(
@@ -98,7 +96,7 @@ export function buildCaseReport(
   { provenance, sequential, ...meta }: CaseReportMeta,
   options: SummaryOptions = {},
 ): CaseReport {
-  const modelVersions = meta.target.kind === "model" ? [...run.tally.modelVersions].sort() : [];
+  const modelVersions = meta.target.kind === "model" ? [...run.rows.modelVersions].sort() : [];
   const inputs = new Map(run.cases.map((c) => [c.id, c]));
   const source = caseSource(meta.cases_file, meta.project_root);
   const document = buildDocument(

@@ -25,7 +25,6 @@ import { costOf } from "./price.js";
 import { buildCaseReport, type CaseReport, type CaseRunRows } from "./report.js";
 import { runCaseSample } from "./sample.js";
 import type { Case } from "./schema.js";
-import { CaseTally } from "./tally.js";
 
 /**
  * Bytes reserved on the manifest line for what is known only at the end: the model version lists
@@ -45,7 +44,6 @@ export function caseSuite(
 ): Suite<"cases", Case, CaseReport> {
   const { items: cases, fields } = takeShard(plan.cases, plan.config.shard);
   const shard = { ...plan, cases };
-  const tally = new CaseTally();
   const settings = caseSettings(plan);
   const model = plan.info.kind === "model" ? plan.info.model : plan.info.command;
   const { scrub } = plan.scrubber;
@@ -86,7 +84,6 @@ export function caseSuite(
       if (plan.budget !== null) estimator = await Estimator.of(plan);
     },
     restore: async (row) => {
-      tally.add(row);
       batch.restore(row);
       draws?.restore(row);
       plan.budget?.restore(row, plan.config.pricing, settings.judge_model);
@@ -108,7 +105,6 @@ export function caseSuite(
         if (row.cached !== true && row.completion_tokens != null) {
           estimator?.observe(row.completion_tokens);
         }
-        tally.add(row);
         draws?.settled(c.id, sample, row.score);
         return row;
       } finally {
@@ -121,7 +117,7 @@ export function caseSuite(
         return next && { item: byId.get(next.id)!, sample: next.sample };
       },
     }),
-    finish: async (context) => finish(shard, tally, context, judging.count, draws?.plan() ?? null),
+    finish: async (context) => finish(shard, context, judging.count, draws?.plan() ?? null),
     // An arm's share of a --max-cost shared with other arms goes to them.
     close: async () => plan.budget?.end(),
   };
@@ -160,13 +156,12 @@ function batchRound(plan: Plan, cases: readonly Case[], signal: AbortSignal) {
 
 async function finish(
   plan: Plan,
-  tally: CaseTally,
   context: FinishContext,
   judgeCache: JudgeCacheCount | null,
   sequential: SequentialRun | null,
 ): Promise<Finished<"cases", CaseReport>> {
   const warnings = await plan.cache.flush();
-  const finished = finishedCases({ rows: context.tally, cases: plan.cases, tally }, context, {
+  const finished = finishedCases({ rows: context.tally, cases: plan.cases }, context, {
     settings: caseSettings(plan),
     projectRoot: plan.config.projectRoot,
     judgeModelVersions: [...plan.judgeVersions],

@@ -13,7 +13,6 @@ import {
   type CheckManifest,
   type Manifest,
   RESUME_KEYS,
-  type StoredRow,
 } from "../report/record.js";
 import { RowTally } from "../report/row-tally.js";
 import { secretValues } from "../secrets/collect.js";
@@ -40,8 +39,6 @@ export interface MergeOptions extends LoadConfigOptions {
 
 /** What a front door adds to a merge of its runs: the reports an unsharded run of it writes. */
 export interface MergeKind {
-  /** Sees every row as the shards are read. */
-  add?(row: StoredRow): void;
   finish(
     shards: readonly ShardRun[],
     context: FinishContext,
@@ -106,7 +103,7 @@ export async function mergeShards(options: MergeOptions, kinds: MergeKinds): Pro
   refuseDisagreement(shards);
   checkMissing(shards, options.requireAll ?? false, warn);
   const kind = kinds[shards[0]!.manifest.kind]();
-  const rows = await readShardRows(shards, kind, warn);
+  const rows = await readShardRows(shards, warn);
   const config = await loadConfig(options);
   const scrubber = createScrubber(secretValues(environmentOf(options)));
   const { runId, runDir } = await mergedFolder(config, options);
@@ -260,7 +257,6 @@ interface ShardRows {
 /** The rows of every shard; an item with rows in two shards is refused. */
 async function readShardRows(
   shards: readonly ShardRun[],
-  kind: MergeKind,
   warn: (message: string) => void,
 ): Promise<ShardRows> {
   const lines: string[] = [];
@@ -274,7 +270,6 @@ async function readShardRows(
       if (first !== run) twice.set(row.id, [first, run]);
       lines.push(text);
       tally.add(row);
-      kind.add?.(row);
     });
     for (const warning of warnings) warn(warning);
   }

@@ -6,7 +6,6 @@ import type { CaseReport } from "../cases/report.js";
 import { type JudgeFn, runCaseSample } from "../cases/sample.js";
 import type { Case } from "../cases/schema.js";
 import { type CaseRunMeta, finishedCases } from "../cases/suite.js";
-import { CaseTally } from "../cases/tally.js";
 import { safeStem } from "../checks/stem.js";
 import type { Config } from "../config/load.js";
 import type { GraderSpec } from "../graders/types.js";
@@ -77,7 +76,6 @@ export function skillSuite(
   arm: SkillArm,
   items: readonly SkillItem[],
 ): Suite<"cases", SkillItem, CaseReport> {
-  const tally = new CaseTally();
   const judging = countingJudge(plan.judge);
   const settings = skillSettings(plan, arm);
   const model = agentModel(plan.setup);
@@ -138,7 +136,6 @@ export function skillSuite(
     scrubber: plan.setup.scrubber,
     open: async () => {},
     restore: async (row) => {
-      tally.add(row);
       draws?.restore(row);
       plan.spend.restore(row);
     },
@@ -153,7 +150,6 @@ export function skillSuite(
         const row = await sampleRun(item, sample, context);
         if (row === null) return null;
         plan.spend.spent(row);
-        tally.add(row);
         draws?.settled(item.id, sample, row.score);
         return row;
       } finally {
@@ -167,12 +163,7 @@ export function skillSuite(
       },
     }),
     finish: (context) =>
-      finish(
-        plan,
-        { items, tally, settings, sequential: draws?.plan() ?? null },
-        context,
-        judging.count,
-      ),
+      finish(plan, { items, settings, sequential: draws?.plan() ?? null }, context, judging.count),
     close: async () => {},
   };
 }
@@ -332,7 +323,6 @@ async function finish(
   plan: SkillPlan,
   run: {
     items: readonly SkillItem[];
-    tally: CaseTally;
     settings: CaseSettings;
     sequential: SequentialRun | null;
   },
@@ -340,7 +330,7 @@ async function finish(
   judgeCache: CaseRunMeta["judgeCache"],
 ): Promise<Finished<"cases", CaseReport>> {
   const finished = finishedCases(
-    { rows: context.tally, cases: run.items.map(withoutLine), tally: run.tally },
+    { rows: context.tally, cases: run.items.map(withoutLine) },
     context,
     {
       settings: run.settings,
