@@ -5,8 +5,10 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/agents/**"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Tests that start eb and its targets as processes take 2–3× longer on a slow shared 2-core
+    // machine than on CI's (seen: node's start 0.10 s, not 0.04): a hang still fails, in a minute.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Most test files wait on the eb processes they start, not on a core: vitest's default of
     // one file per core but one (a single file on a 2-core CI runner) leaves the machine idle.
     pool: "forks",

@@ -172,12 +172,35 @@ export function pairedShares(p: Scores): { gain: number; loss: number } {
 
 /**
  * The population scope's interval: Tango's score interval (tango.ts) with the items as the units,
- * each gaining or losing the difference of its two scores. With one sample per item it is
- * exactly Tango's interval for paired binary outcomes.
+ * each gaining or losing the difference of its two scores, continuity-corrected. With one sample
+ * per item it is Tango's interval for paired binary outcomes with Yates's half-unit correction.
  */
 export function pairedScoreBounds(p: PairedScores, level: number): [number, number] {
   const { gain, loss } = pairedShares(p);
-  return tangoBounds(gain, loss, p.base.length, level);
+  return tangoBounds(gain, loss, p.base.length, level, continuityCorrection(p));
+}
+
+/** Past this many samples per item the lattice is too fine for its correction to matter. */
+const FINEST_LATTICE = 1e6;
+
+/**
+ * Half the step by which the items' total difference n(g − l) moves (Yates 1934): the score test
+ * treats a count on a lattice as continuous, and without the half step it rejects a little too
+ * often in small suites. One item's whole outcome at one sample per item, 1/k at k samples on
+ * both sides, 1/lcm of the sample counts in general; 0 when the counts are not whole.
+ */
+export function continuityCorrection(p: PairedScores): number {
+  let step = 1;
+  for (const k of [...p.baseN, ...p.candN]) {
+    if (!(Number.isInteger(k) && k >= 1)) return 0;
+    step = (step / greatestCommonDivisor(step, k)) * k;
+    if (step > FINEST_LATTICE) return 0;
+  }
+  return 0.5 / step;
+}
+
+function greatestCommonDivisor(a: number, b: number): number {
+  return b === 0 ? a : greatestCommonDivisor(b, a % b);
 }
 
 /**
@@ -293,7 +316,10 @@ export function minimumDetectableDrop(
 function simulatedRegressionChance(p: PairedScores, rate: number, level: number, margin: number) {
   const n = p.base.length;
   const rng = createRng(SIMULATION_SEED);
-  return brokenChance(n, rate, () => fewestBroken(resampledRun(p, rng), level, margin));
+  const correction = continuityCorrection(p);
+  return brokenChance(n, rate, () =>
+    fewestBroken(resampledRun(p, rng), level, margin, correction),
+  );
 }
 
 /**
@@ -477,7 +503,7 @@ function resampledRun(p: Scores, rng: Rng): Scores {
  * Its upper bound is below 0 exactly when the score test rejects Δ = 0 (the score statistic
  * falls as Δ rises), so that test is what a regression verdict is checked by.
  */
-function fewestBroken(run: Scores, level: number, margin: number): number {
+function fewestBroken(run: Scores, level: number, margin: number, correction: number): number {
   const n = run.base.length;
   const { gain, loss } = pairedShares(run);
   const z = twoSidedZ(level);
@@ -492,7 +518,7 @@ function fewestBroken(run: Scores, level: number, margin: number): number {
   const caughtAt = (x: number) => {
     const g = gain - gainLost[x]! / n;
     const l = loss + lossAdded[x]! / n;
-    return g - l < -margin && rejects(g, l, n, 0, z);
+    return g - l < -margin && rejects(g, l, n, 0, z, correction);
   };
   return fewestCaught(n, caughtAt);
 }
@@ -553,7 +579,8 @@ export function itemsNeeded(p: PairedScores, margin: number, level = 0.95): numb
   const n = p.base.length;
   if (n === 0 || !(margin > 0)) return null;
   const { gain, loss } = pairedShares(p);
-  const down = (r: number) => gain - loss - tangoBounds(gain, loss, n * r, level)[0];
+  const correction = continuityCorrection(p);
+  const down = (r: number) => gain - loss - tangoBounds(gain, loss, n * r, level, correction)[0];
   return scaleNeeded(down, targetHalfWidth(margin, level), n, MOST_ITEMS_ESTIMATED);
 }
 

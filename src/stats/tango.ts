@@ -24,10 +24,23 @@ export function likeliestLoss(gain: number, loss: number, delta: number): number
   return Math.max(0, (Math.sqrt(Math.max(0, b * b - 8 * c)) - b) / 4);
 }
 
-/** Whether the score test at level z rejects the difference `delta`. */
-export function rejects(gain: number, loss: number, n: number, delta: number, z: number): boolean {
+/**
+ * Whether the score test at level z rejects the difference `delta`: the distance of the units'
+ * total difference n(g − l) from nΔ, shortened by `correction` units (a continuity correction),
+ * against z standard deviations.
+ */
+export function rejects(
+  gain: number,
+  loss: number,
+  n: number,
+  delta: number,
+  z: number,
+  correction = 0,
+): boolean {
+  const distance = Math.abs(n * (gain - loss - delta)) - correction;
+  if (!(distance > 0)) return false;
   const variance = 2 * likeliestLoss(gain, loss, delta) + delta * (1 - delta);
-  return n * (gain - loss - delta) ** 2 > z * z * Math.max(0, variance);
+  return (distance * distance) / n > z * z * Math.max(0, variance);
 }
 
 /** [low, high] for gain − loss over n units; NaN bounds when n is 0. */
@@ -36,10 +49,11 @@ export function tangoBounds(
   loss: number,
   n: number,
   level: number,
+  correction = 0,
 ): [number, number] {
   if (!(n > 0)) return [Number.NaN, Number.NaN];
   const z = twoSidedZ(level);
-  return invertedTest(gain - loss, (delta) => rejects(gain, loss, n, delta, z));
+  return invertedTest(gain - loss, (delta) => rejects(gain, loss, n, delta, z, correction));
 }
 
 /**

@@ -181,17 +181,18 @@ describe("eb compare", () => {
     const population = ["--scope", "population"];
     const text = await runEb(["compare", base, cand, ...population]);
     // One figure everywhere: the text says what --json says. Nothing changed, so Tango's lower
-    // bound is −z²/(N + z²): at most 0.02·z/(z + z₀.₈) from N = z²/0.013992 − z² = 270.7 items.
+    // bound −a solves (Na − ½)² = z²·Na(1 − a): a is at most t = 0.02·z/(z + z₀.₈) = 0.013992
+    // from N = (A + √(A² − 1)) / 2t, A = 1 + z²(1 − t): 338.4 items.
     expect(text.stdout).toMatch(
-      /^INCONCLUSIVE: .*on cases like these 10 \(margin 0\.02\)\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 271 items \(it has 10; an estimate from this run's item scores\)$/m,
+      /^INCONCLUSIVE: .*on cases like these 10 \(margin 0\.02\)\n {2}to tell a drop of 0\.02 from no change, a suite like this one needs about 339 items \(it has 10; an estimate from this run's item scores\)$/m,
     );
     const json = JSON.parse((await runEb(["compare", base, cand, "--json", ...population])).stdout);
-    expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 271 });
-    // A wider margin needs fewer items: about (0.02 / 0.05)² as many for a normal interval.
+    expect(json).toMatchObject({ verdict: "inconclusive", n: 10, items_needed: 339 });
+    // A wider margin needs fewer items: the same formula at t = 0.05·z/(z + z₀.₈), 133.03.
     const wide = JSON.parse(
       (await runEb(["compare", base, cand, "--json", "--margin", "0.05", ...population])).stdout,
     );
-    expect(wide.items_needed).toBeLessThan(339 / 2);
+    expect(wide.items_needed).toBe(134);
     // A verdict that is not inconclusive prints no estimate.
     const large = many(1000, (i) => [i % 10 === 0 ? 0 : 1]);
     const pass = await runEb([

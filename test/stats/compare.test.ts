@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   type CompareOptions,
   comparePaired,
+  continuityCorrection,
   itemsNeeded,
   minimumDetectableDrop,
   pairedScoreBounds,
   pairedShares,
   verdictOf,
 } from "../../src/stats/compare.js";
-import { normalQuantile } from "../../src/stats/distributions.js";
+import { logFactorial, normalQuantile } from "../../src/stats/distributions.js";
 import type { ItemAgg } from "../../src/stats/interval.js";
 import { createRng } from "../../src/stats/rng.js";
 import { tangoBounds } from "../../src/stats/tango.js";
@@ -224,7 +225,8 @@ describe("comparePaired: verdicts", () => {
  * ternary search of the multinomial likelihood (not the closed form), then the score equation
  * solved for Δ by bisection.
  */
-function tangoByLikelihood(b: number, c: number, n: number): [number, number] {
+/** Tango's interval by brute force, its numerator shortened by `correction` items. */
+function tangoByLikelihood(b: number, c: number, n: number, correction = 0): [number, number] {
   const likeliestLoss = (delta: number) => {
     const log = (count: number, p: number) => (count > 0 ? count * Math.log(p) : 0);
     const logLik = (q: number) => log(b, q + delta) + log(c, q) + log(n - b - c, 1 - 2 * q - delta);
@@ -236,8 +238,8 @@ function tangoByLikelihood(b: number, c: number, n: number): [number, number] {
     }
     return (lo + hi) / 2;
   };
-  const score = (delta: number) =>
-    (b - c - n * delta) / Math.sqrt(n * (2 * likeliestLoss(delta) + delta - delta * delta));
+  const score = (delta: number, shift: number) =>
+    (b - c - n * delta + shift) / Math.sqrt(n * (2 * likeliestLoss(delta) + delta - delta * delta));
   const root = (f: (d: number) => number, from: number, to: number) => {
     for (let i = 0; i < 200; i++) {
       const middle = (from + to) / 2;
@@ -248,31 +250,30 @@ function tangoByLikelihood(b: number, c: number, n: number): [number, number] {
   };
   const estimate = (b - c) / n;
   return [
-    root((d) => score(d) - Z95, -0.999, estimate),
-    root((d) => score(d) + Z95, estimate, 0.999),
+    root((d) => score(d, -correction) - Z95, -0.999, estimate),
+    root((d) => score(d, correction) + Z95, estimate, 0.999),
   ];
 }
 
 describe("paired interval: Tango's score interval, items as the units", () => {
-  it("is Tango's interval for paired binary outcomes at one sample per item", () => {
+  it("is Tango's interval for paired binary outcomes at one sample per item, half-unit corrected", () => {
     // 44 items: 1 passes only in the candidate, 2 only in the baseline, 30 in both.
     const base = byId(uniformItems(44, 1, (i) => (i < 2 || (i >= 3 && i < 33) ? 1 : 0)));
     const cand = byId(uniformItems(44, 1, (i) => (i >= 2 && i < 33 ? 1 : 0)));
     const result = comparePopulation(base, cand);
-    const [low, high] = tangoByLikelihood(1, 2, 44);
+    const [low, high] = tangoByLikelihood(1, 2, 44, 0.5);
     expect(result.delta).toBeCloseTo(-1 / 44, 12);
     expect(result.low).toBeCloseTo(low, 6);
     expect(result.high).toBeCloseTo(high, 6);
-    expect([result.low, result.high].map((x) => Number(x.toFixed(4)))).toEqual([-0.133, 0.0801]);
-    // Another table, far from 0: 12 gains and 3 losses of 50.
-    expect(tangoBounds(12 / 50, 3 / 50, 50, 0.95)[0]).toBeCloseTo(
-      tangoByLikelihood(12, 3, 50)[0],
-      6,
-    );
-    expect(tangoBounds(12 / 50, 3 / 50, 50, 0.95)[1]).toBeCloseTo(
-      tangoByLikelihood(12, 3, 50)[1],
-      6,
-    );
+    // Wider than the uncorrected interval [−0.1330, 0.0801] on both sides.
+    expect([result.low, result.high].map((x) => Number(x.toFixed(4)))).toEqual([-0.1483, 0.0964]);
+    // Another table, far from 0: 12 gains and 3 losses of 50, with and without the correction.
+    for (const correction of [0, 0.5]) {
+      const bounds = tangoBounds(12 / 50, 3 / 50, 50, 0.95, correction);
+      const brute = tangoByLikelihood(12, 3, 50, correction);
+      expect(bounds[0]).toBeCloseTo(brute[0], 6);
+      expect(bounds[1]).toBeCloseTo(brute[1], 6);
+    }
   });
 
   it("gives the published Tango interval of a worked example", () => {
@@ -287,7 +288,8 @@ describe("paired interval: Tango's score interval, items as the units", () => {
     const base = byId(uniformItems(3, 4, (i) => [1, 4, 2][i]!));
     const cand = byId(uniformItems(3, 4, (i) => [3, 3, 2][i]!));
     const result = comparePopulation(base, cand);
-    const [low, high] = tangoBounds(0.5 / 3, 0.25 / 3, 3, 0.95);
+    // The total difference moves in steps of 1/4 of an item: half a step is the correction.
+    const [low, high] = tangoBounds(0.5 / 3, 0.25 / 3, 3, 0.95, 0.125);
     expect(result.delta).toBeCloseTo(0.25 / 3, 12);
     expect([result.low, result.high]).toEqual([low, high]);
     const { gain, loss } = pairedShares({
@@ -297,9 +299,51 @@ describe("paired interval: Tango's score interval, items as the units", () => {
     expect([gain, loss]).toEqual([0.5 / 3, 0.25 / 3]);
   });
 
+  it("corrects by half the step of the items' total difference", () => {
+    const sides = (baseN: number[], candN: number[]) => ({
+      base: new Float64Array(baseN.length),
+      cand: new Float64Array(candN.length),
+      baseN: Float64Array.from(baseN),
+      candN: Float64Array.from(candN),
+    });
+    expect(continuityCorrection(sides([1, 1], [1, 1]))).toBe(0.5);
+    expect(continuityCorrection(sides([3, 3], [3, 3]))).toBe(0.5 / 3);
+    expect(continuityCorrection(sides([3, 4], [4, 3]))).toBe(0.5 / 12);
+    expect(continuityCorrection(sides([1.5], [1]))).toBe(0);
+  });
+
+  it("keeps a drop of the margin from passing more than 2.5% at 20 items of 70%, exactly", () => {
+    // One sample per item, each passing with chance 0.7; the candidate drops by the margin 0.02
+    // (each item breaks with chance 0.02 / 0.7). Summed over every count of gains b and losses c,
+    // the chance the gate passes: the score interval without its correction lets 2.70% through.
+    const [n, rate, margin] = [20, 0.7, 0.02];
+    const kept = 1 - margin / rate;
+    const gain = kept * (rate - rate * rate);
+    const loss = rate - kept * rate * rate;
+    const passing = (correction: number) => {
+      let chance = 0;
+      for (let b = 0; b <= n; b++) {
+        for (let c = 0; b + c <= n; c++) {
+          const log =
+            logFactorial(n) -
+            logFactorial(b) -
+            logFactorial(c) -
+            logFactorial(n - b - c) +
+            b * Math.log(gain) +
+            c * Math.log(loss) +
+            (n - b - c) * Math.log(1 - gain - loss);
+          if (tangoBounds(b / n, c / n, n, 0.95, correction)[0] > -margin) chance += Math.exp(log);
+        }
+      }
+      return chance;
+    };
+    expect(passing(0)).toBeGreaterThan(0.026);
+    expect(passing(0.5)).toBeLessThan(0.025);
+  });
+
   it("cannot collapse to [0, 0]: identical runs of few items stay inconclusive", () => {
     // Two items, one passing and one failing, in both runs: no item changed, and the variance
-    // under each Δ tested is not 0, so the bounds are about ±z²/(n + z²).
+    // under each Δ tested is not 0: each bound a solves (na − ½)² = z²·na(1 − a), about z²/(n + z²).
     const two = byId(
       items([
         [1, 1],
@@ -311,7 +355,10 @@ describe("paired interval: Tango's score interval, items as the units", () => {
     expect(result.high).toBeGreaterThan(0.3);
     expect(result.verdict).toBe("inconclusive");
     const ten = run(10, 5);
-    expect(comparePopulation(ten, ten).low).toBeCloseTo(-(Z95 ** 2) / (10 + Z95 ** 2), 9);
+    const z2 = Z95 ** 2;
+    const bound = (1 + z2 + Math.sqrt((1 + z2) ** 2 - (10 + z2) / 10)) / (2 * (10 + z2));
+    expect(comparePopulation(ten, ten).low).toBeCloseTo(-bound, 9);
+    expect(comparePopulation(ten, ten).high).toBeCloseTo(bound, 9);
     expect(comparePopulation(ten, ten).verdict).toBe("inconclusive");
   });
 
