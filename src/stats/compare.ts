@@ -317,9 +317,7 @@ function simulatedRegressionChance(p: PairedScores, rate: number, level: number,
   const n = p.base.length;
   const rng = createRng(SIMULATION_SEED);
   const correction = continuityCorrection(p);
-  return brokenChance(n, rate, () =>
-    fewestBroken(resampledRun(p, rng), level, margin, correction),
-  );
+  return brokenChance(n, rate, () => fewestBroken(resampledRun(p, rng), level, margin, correction));
 }
 
 /**
