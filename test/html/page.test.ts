@@ -319,6 +319,25 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     expect(await texts(page, "[data-test='verdict']")).toEqual(["FAILED"]);
   });
 
+  it("the arms of eb skill run: titled as the skill against none, and eb skill's", async () => {
+    const file = path.join(work.root, "skill", "compare.html");
+    mkdirSync(path.dirname(file), { recursive: true });
+    await runEb(["compare", runs.base, runs.cand, "--html", file]);
+    const json = /<script type="application\/json" id="eb-data">(.*?)<\/script>/s.exec(
+      readFileSync(file, "utf8"),
+    )![1]!;
+    const arms = ["without_skill", "with_skill"];
+    const documents = (JSON.parse(json) as PageData).runs.map(({ doc }, i) => ({
+      ...doc,
+      run: { ...doc.run, suite: `eb skill run skills/report (${arms[i]})` },
+    }));
+    writeFileSync(file, htmlPage({ documents, leaderboard: null }));
+    const page = await open(file);
+    expect(await texts(page, "h1")).toEqual(["The skill against none"]);
+    expect(await texts(page, "header .pill")).toEqual(["eb skill"]);
+    expect(await texts(page, "[data-test='compare-verdict']")).toEqual(["INCONCLUSIVE"]);
+  });
+
   it("10,000 items: the page draws them a hundred at a time, and filters them", async () => {
     const dir = path.join(work.root, "big");
     mkdirSync(dir, { recursive: true });

@@ -37,8 +37,15 @@ function view(data: PageData, open: Open): Part[] {
   return runPage(run, open);
 }
 
+/** The command that wrote a run: its suite's (`eb skill` for a skill's arms), else its kind's. */
+function commandOf(run: RunData): string {
+  const suite = run.doc.run.suite;
+  if (suite?.startsWith("eb ")) return suite.split(" ", 2).join(" ");
+  return run.doc.kind === null ? "rows" : COMMANDS[run.doc.kind];
+}
+
 function top(title: string, run: RunData | null): HTMLElement {
-  const kind = run ? (run.doc.kind === null ? "rows" : COMMANDS[run.doc.kind]) : null;
+  const kind = run ? commandOf(run) : null;
   return h(
     "header",
     { class: "top" },
@@ -63,7 +70,7 @@ function runPage(run: RunData, open: Open): Part[] {
 
 function comparePage(base: RunData, cand: RunData, c: CompareBlock, open: Open): Part[] {
   return [
-    top("Compare runs", cand),
+    top(commandOf(cand) === "eb skill" ? "The skill against none" : "Compare runs", cand),
     headline(cand, base),
     compareSummary(base.doc, cand.doc, c),
     deltaChart(c.strata, c.margin),
