@@ -8,8 +8,8 @@
  *                  whole interval below −margin, needs half the standard error to see a drop of
  *                  twice the margin: in bench/coverage it reached 80% detection at n = 1000 in 6
  *                  of 21 feasible cells, this rule in 20. Both need high < 0, so an unchanged
- *                  candidate is flagged in about 2.5% of runs at most (bench/coverage, worst
- *                  setting rerun with 10,000 runs: 2.81%).
+ *                  candidate is flagged in about 2.5% of runs at most (at one sample per item,
+ *                  exactly: 2.37%, bench/coverage/paired-k1.ts).
  * - `inconclusive` neither: too few items, or a drop too small to matter but too large to rule out.
  */
 

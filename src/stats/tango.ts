@@ -9,7 +9,8 @@
  * taken under the Δ tested, not at the observed shares, so no change at all still gives an
  * interval of about ±z²/n, not [0, 0]. A unit whose outcome is the mean of several (a share
  * between −1 and 1) has a variance at most that of one whole outcome with the same shares, so
- * counting each such unit once keeps the interval valid, if wider than it needs to be.
+ * counting each such unit once keeps the interval valid, if wider than it needs to be. A caller
+ * may shorten the distance n|g − l − Δ| by a continuity correction (compare.ts: half a step).
  */
 
 import { twoSidedZ } from "./distributions.js";
