@@ -128,7 +128,8 @@ async function compareArms(run: SkillRun, flags: SkillRunFlags, scope: Scope) {
   const adjust = draws ? sequentialBlock(draws.result(), flags, draws.cases) : undefined;
   // with_skill's report.json (and report.md) gets the comparison, as an eb eval arm's does.
   const formats = run.config.reportFormats;
-  const compared = await gate.compare(candidate.run.runDir, formats, { adjust });
+  const names = { baseline: baseline.configuration, candidate: candidate.configuration };
+  const compared = await gate.compare(candidate.run.runDir, formats, { adjust, names });
   // The comparison decides the run, so the page leads with the gate's verdict, not the threshold's.
   const { compare, verdict, run_passed } = compared.candDoc;
   const document: RunDocument = { ...candidate.run.document, compare, verdict, run_passed };

@@ -16,6 +16,9 @@ describe("eb skill run", () => {
     expect(result.stdout).toContain("with_skill: 6/6 samples passed");
     expect(result.stdout).toMatch(/paired delta \+1\.0000 {2}95% CI \[\+0\.\d+, \+1\.0000\]/);
     expect(result.stdout).toContain("The skill helps: yes");
+    // The gate names the arms as skill-creator does, not by their run ids.
+    expect(result.stdout).toContain("With_skill against the baseline without_skill:");
+    expect(result.stdout).toMatch(/paired compare with the baseline without_skill at margin/);
     expect(result.stdout).toContain("Skill not used: 0 of 6 with-skill samples the agent finished");
     const folder = runFolder(root);
     const benchmark = json(path.join(folder, "benchmark.json"));
