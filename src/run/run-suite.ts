@@ -165,17 +165,21 @@ async function start<K extends RunKind, I extends SuiteItem, R>(
   const lock = lockRunFolder(runDir);
   try {
     const rows = RowWriter.create(path.join(runDir, ROWS_FILE), manifest, suite.manifestRoom);
-    const provenance = {
-      tool_version: TOOL_VERSION,
-      git_commit: commit,
-      command: commandText(suite.command),
-      suite: suite.name,
-    };
+    const provenance = provenanceOf(manifest, suite.name);
     return { runId, runDir, lock, startedAt, rows, earlier: [], resumes: 0, provenance };
   } catch (error) {
     lock.release();
     throw cannotStart(path.join(runDir, ROWS_FILE), error);
   }
+}
+
+/** Where a run came from, as its manifest says, for its reports. */
+function provenanceOf(
+  manifest: Pick<Manifest, "version" | "git_commit" | "command">,
+  suite: string,
+): OpenRun["provenance"] {
+  const { version, git_commit, command } = manifest;
+  return { tool_version: version, git_commit, command: commandText(command), suite };
 }
 
 async function resume<K extends RunKind, I extends SuiteItem, R>(
@@ -198,12 +202,7 @@ async function resume<K extends RunKind, I extends SuiteItem, R>(
       rows,
       earlier: await readRows(rows.path),
       resumes: (manifest.resumes ?? 0) + 1,
-      provenance: {
-        tool_version: manifest.version,
-        git_commit: manifest.git_commit,
-        command: commandText(manifest.command),
-        suite: suite.name,
-      },
+      provenance: provenanceOf(manifest, suite.name),
     };
   } catch (error) {
     lock.release();
