@@ -336,6 +336,7 @@ describe.skipIf(!HAS_CHROMIUM)("report.html in a browser", () => {
     expect(await texts(page, "h1")).toEqual(["The skill against none"]);
     expect(await texts(page, "header .pill")).toEqual(["eb skill"]);
     expect(await texts(page, "[data-test='compare-verdict']")).toEqual(["INCONCLUSIVE"]);
+    await shot(page, "skill-arms");
   });
 
   it("10,000 items: the page draws them a hundred at a time, and filters them", async () => {
