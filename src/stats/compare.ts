@@ -14,6 +14,7 @@
  */
 
 import { type Adjustment, adjustedLevel } from "./adjust.js";
+import { betaCdf } from "./beta.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
 import {
   casesHalfWidths,
@@ -25,6 +26,7 @@ import {
   groupsHalfWidths,
 } from "./cases.js";
 import {
+  binomial,
   binomialLogPmf,
   hypergeometric,
   multinomial,
@@ -191,10 +193,13 @@ const FINEST_LATTICE = 1e6;
  */
 export function continuityCorrection(p: PairedScores): number {
   let step = 1;
-  for (const k of [...p.baseN, ...p.candN]) {
-    if (!(Number.isInteger(k) && k >= 1)) return 0;
-    step = (step / greatestCommonDivisor(step, k)) * k;
-    if (step > FINEST_LATTICE) return 0;
+  for (const counts of [p.baseN, p.candN]) {
+    for (let i = 0; i < counts.length; i++) {
+      const k = counts[i]!;
+      if (!(Number.isInteger(k) && k >= 1)) return 0;
+      if (step % k !== 0) step = (step / greatestCommonDivisor(step, k)) * k;
+      if (step > FINEST_LATTICE) return 0;
+    }
   }
   return 0.5 / step;
 }
@@ -282,16 +287,15 @@ export function minimumDetectableDrop(
   margin: number,
   scope: Scope = DEFAULT_SCOPE,
 ): number {
-  // In an order of their scores alone: the same pairs give the same MDE whatever the items are
-  // called (they came sorted by id, and 30 pairs once printed 0.2167 or 0.2096 by name).
-  const pairs = canonicalOrder(p);
-  const n = pairs.base.length;
-  const rate = mean(pairs.base);
+  // From the pairs' kinds alone, sorted: the same pairs give the same MDE whatever the items are
+  // called (they come sorted by id, and 30 pairs once printed 0.2167 or 0.2096 by name).
+  const n = p.base.length;
+  const rate = pairKinds(p).reduce((sum, kind) => sum + kind.items * kind.base, 0) / n;
   if (n === 0 || !(rate > 0)) return Number.NaN;
   const caught =
-    intervalOf(pairs, scope) === "cases"
-      ? simulatedCasesChance(pairs, rate, level, margin)
-      : simulatedRegressionChance(pairs, rate, level, margin);
+    intervalOf(p, scope) === "cases"
+      ? simulatedCasesChance(p, rate, level, margin)
+      : simulatedRegressionChance(p, rate, level, margin);
   if (caught(rate) < MDE_POWER) return Number.NaN;
   let low = 0;
   let high = rate;
@@ -308,33 +312,46 @@ export function minimumDetectableDrop(
  * from simulated runs like this one. A simulated run draws n of this run's item pairs with
  * replacement (a suite like this one: its pass rate varies as a fresh suite's would) and swaps
  * each pair's two scores or not at random (unchanged runs are exchangeable: the delta is centred
- * at 0, each item keeps its own spread). Then its items break (candidate score 0) one by one:
- * the fewest broken that the gate calls regression is found by bisection (breaking more only
- * lowers the delta). With R(x) the share of simulated runs caught with x broken, and a drop d
- * breaking each item with chance q = d / rate, the chance is Σ Bin(x; n, q)·R(x).
+ * at 0, each item keeps its own spread). Then its items break (candidate score 0) one by one in a
+ * random order until the gate says regression (see fewestInRandomOrder). Items with the same two
+ * scores are alike to the gate, so a run is drawn as how many pairs of each kind it has: the work
+ * grows with the kinds of pairs, not with the items.
  */
 function simulatedRegressionChance(p: PairedScores, rate: number, level: number, margin: number) {
   const n = p.base.length;
   const rng = createRng(SIMULATION_SEED);
   const correction = continuityCorrection(p);
-  return brokenChance(n, rate, () => fewestBroken(resampledRun(p, rng), level, margin, correction));
+  const kinds = pairKinds(p);
+  return brokenChance(n, rate, () =>
+    fewestBroken(resampledKinds(kinds, n, rng), n, level, margin, correction, rng),
+  );
 }
 
 /**
- * The chance of a regression verdict under a drop d, from R(x), the share of SIMULATED_RUNS
- * simulated runs caught with x items broken (`fewest` gives each run's fewest, n + 1 for none):
- * a drop d breaks each item with chance q = d / rate, so the chance is Σ Bin(x; n, q)·R(x).
+ * The chance of a regression verdict under a drop d, from the fewest cases broken that each of
+ * SIMULATED_RUNS simulated runs needed to be caught (`fewest`, n + 1 for none): a drop d breaks
+ * each item with chance q = d / rate, so a run is caught when at least its fewest break, with
+ * chance P(Bin(n, q) ≥ fewest) = I_q(fewest, n − fewest + 1); the chance is the mean over runs.
  */
 function brokenChance(n: number, rate: number, fewest: () => number) {
-  const caughtWith = new Float64Array(n + 2);
-  for (let run = 0; run < SIMULATED_RUNS; run++) caughtWith[fewest()]! += 1 / SIMULATED_RUNS;
-  for (let x = 1; x <= n; x++) caughtWith[x]! += caughtWith[x - 1]!;
+  const runs = new Map<number, number>();
+  for (let run = 0; run < SIMULATED_RUNS; run++) {
+    const x = fewest();
+    runs.set(x, (runs.get(x) ?? 0) + 1);
+  }
   return (d: number): number => {
     const q = Math.min(1, d / rate);
     let chance = 0;
-    for (let x = 0; x <= n; x++) chance += Math.exp(binomialLogPmf(x, n, q)) * caughtWith[x]!;
-    return chance;
+    for (const [x, count] of runs) chance += count * atLeast(x, n, q);
+    return chance / SIMULATED_RUNS;
   };
+}
+
+/** P(Bin(n, q) ≥ x). */
+function atLeast(x: number, n: number, q: number): number {
+  if (x <= 0 || q >= 1) return x <= n ? 1 : 0;
+  if (x > n || q <= 0) return 0;
+  return betaCdf(q, x, n - x + 1);
 }
 
 /**
@@ -423,14 +440,11 @@ function addGroup(groups: Groups, passes: number, samples: number, cases: number
 
 /**
  * The fewest cases that, broken in a random order, the gate calls regression (n + 1 if none),
- * by bisection on their number, computing only what a regression needs: delta < −margin and the
- * upper bound below 0, from the candidate's upper bound and the baseline's lower one (which
- * breaking candidate cases leaves as it is). Which cases break first is drawn as the bisection
- * asks: those among the first x, given those among the first `low` and the first `high`, are a
- * hypergeometric draw from the ones in between, so every x sees one random order.
+ * computing only what a regression needs: delta < −margin and the upper bound below 0, from the
+ * candidate's upper bound and the baseline's lower one (which breaking candidate cases leaves as
+ * it is).
  */
 function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, rng: Rng): number {
-  const n = run.cand.n;
   const baseMean = groupMean(run.base);
   const baseSide = baseMean - groupBound(run.base, level, -1);
   const caughtAt = (broken: readonly number[]): boolean => {
@@ -445,9 +459,24 @@ function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, 
     if (!(delta < -margin)) return false;
     return delta + Math.hypot(groupBound(cand, level, 1) - candMean, baseSide) < 0;
   };
-  let high = { x: n, broken: [...run.cand.cases] };
-  if (!caughtAt(high.broken)) return n + 1;
-  let low = { x: 0, broken: run.cand.cases.map(() => 0) };
+  return fewestInRandomOrder(run.cand.cases, caughtAt, rng);
+}
+
+/**
+ * The fewest items that, broken in a random order, are caught (all of them + 1 if none), by
+ * bisection on their number; `sizes` are how many items of each kind there are, and `caughtAt`
+ * is told how many of each kind are broken. Which items break first is drawn as the bisection
+ * asks: those among the first x, given those among the first `low` and the first `high`, are a
+ * hypergeometric draw from the ones in between, so every x sees one random order.
+ */
+function fewestInRandomOrder(
+  sizes: readonly number[],
+  caughtAt: (broken: readonly number[]) => boolean,
+  rng: Rng,
+): number {
+  let high = { x: sizes.reduce((a, b) => a + b, 0), broken: [...sizes] };
+  if (!caughtAt(high.broken)) return high.x + 1;
+  let low = { x: 0, broken: sizes.map(() => 0) };
   while (high.x - low.x > 1) {
     const x = (low.x + high.x) >> 1;
     const between = high.broken.map((h, j) => h - low.broken[j]!);
@@ -471,67 +500,76 @@ function multivariateHypergeometric(rng: Rng, sizes: readonly number[], draws: n
   });
 }
 
-/** The same pairs, sorted by their scores and sample counts. */
-function canonicalOrder(p: PairedScores): PairedScores {
-  const key = (i: number) => [p.base[i]!, p.cand[i]!, p.baseN[i]!, p.candN[i]!];
-  const order = Array.from({ length: p.base.length }, (_, i) => i).sort((a, b) => {
-    const [x, y] = [key(a), key(b)];
-    return x.reduce((found, value, k) => found || value - y[k]!, 0);
-  });
-  const pick = (values: Float64Array) => Float64Array.from(order, (i) => values[i]!);
-  return { base: pick(p.base), cand: pick(p.cand), baseN: pick(p.baseN), candN: pick(p.candN) };
+/** Pairs of scores alike, and how many: sorted, so the same pairs give the same draws. */
+interface PairKind {
+  base: number;
+  cand: number;
+  items: number;
 }
 
-/** n item pairs drawn with replacement, each pair's scores swapped with chance 1/2. */
-function resampledRun(p: Scores, rng: Rng): Scores {
-  const n = p.base.length;
-  const run = { base: new Float64Array(n), cand: new Float64Array(n) };
-  for (let i = 0; i < n; i++) {
-    const j = Math.floor(rng.uniform() * n);
-    const swap = rng.uniform() < 0.5;
-    run.base[i] = swap ? p.cand[j]! : p.base[j]!;
-    run.cand[i] = swap ? p.base[j]! : p.cand[j]!;
+function pairKinds(p: Scores): PairKind[] {
+  const kinds = new Map<string, PairKind>();
+  for (let i = 0; i < p.base.length; i++) {
+    const [base, cand] = [p.base[i]!, p.cand[i]!];
+    const key = `${base}/${cand}`;
+    const known = kinds.get(key);
+    if (known) known.items += 1;
+    else kinds.set(key, { base, cand, items: 1 });
   }
-  return run;
+  return [...kinds.values()].sort((a, b) => a.base - b.base || a.cand - b.cand);
+}
+
+/** n item pairs drawn with replacement, each pair's scores swapped with chance 1/2, by kind. */
+function resampledKinds(kinds: readonly PairKind[], n: number, rng: Rng): PairKind[] {
+  const drawn = new Float64Array(kinds.length);
+  multinomial(
+    rng,
+    n,
+    kinds.map((k) => k.items),
+    drawn,
+  );
+  return kinds.flatMap((kind, j) => {
+    const swapped = binomial(rng, drawn[j]!, 0.5);
+    return [
+      { ...kind, items: drawn[j]! - swapped },
+      { base: kind.cand, cand: kind.base, items: swapped },
+    ];
+  });
 }
 
 /**
- * fewestCaught for the population gate. Its interval needs only the items' total gain and loss,
- * so these are kept as running sums of the first x items broken: each bisection step is O(1).
- * Its upper bound is below 0 exactly when the score test rejects Δ = 0 (the score statistic
+ * fewestInRandomOrder for the population gate. Its interval needs only the items' total gain and
+ * loss. Its upper bound is below 0 exactly when the score test rejects Δ = 0 (the score statistic
  * falls as Δ rises), so that test is what a regression verdict is checked by.
  */
-function fewestBroken(run: Scores, level: number, margin: number, correction: number): number {
-  const n = run.base.length;
-  const { gain, loss } = pairedShares(run);
+function fewestBroken(
+  run: readonly PairKind[],
+  n: number,
+  level: number,
+  margin: number,
+  correction: number,
+  rng: Rng,
+): number {
   const z = twoSidedZ(level);
-  // Gain and loss taken away (and loss added) by breaking the first x items.
-  const gainLost = new Float64Array(n + 1);
-  const lossAdded = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    const d = run.cand[i]! - run.base[i]!;
-    gainLost[i + 1] = gainLost[i]! + Math.max(d, 0);
-    lossAdded[i + 1] = lossAdded[i]! + run.base[i]! - Math.max(-d, 0);
+  let [gain, loss] = [0, 0];
+  for (const { base, cand, items } of run) {
+    gain += (items * Math.max(cand - base, 0)) / n;
+    loss += (items * Math.max(base - cand, 0)) / n;
   }
-  const caughtAt = (x: number) => {
-    const g = gain - gainLost[x]! / n;
-    const l = loss + lossAdded[x]! / n;
+  const caughtAt = (broken: readonly number[]) => {
+    // A broken item's gain is gone and its loss is its whole baseline score.
+    let [g, l] = [gain, loss];
+    run.forEach(({ base, cand }, j) => {
+      g -= (broken[j]! * Math.max(cand - base, 0)) / n;
+      l += (broken[j]! * (base - Math.max(base - cand, 0))) / n;
+    });
     return g - l < -margin && rejects(g, l, n, 0, z, correction);
   };
-  return fewestCaught(n, caughtAt);
-}
-
-/** The fewest items that, broken (first to last), the gate calls regression; n + 1 if none. */
-function fewestCaught(n: number, caughtAt: (x: number) => boolean): number {
-  if (!caughtAt(n)) return n + 1;
-  let low = -1;
-  let high = n;
-  while (high - low > 1) {
-    const middle = (low + high) >> 1;
-    if (caughtAt(middle)) high = middle;
-    else low = middle;
-  }
-  return high;
+  return fewestInRandomOrder(
+    run.map((kind) => kind.items),
+    caughtAt,
+    rng,
+  );
 }
 
 /** Beyond this many items the estimate stops: no suite of items like these is that large. */
