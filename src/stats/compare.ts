@@ -371,12 +371,17 @@ function simulatedCasesChance(p: PairedScores, rate: number, level: number, marg
   );
 }
 
-/** Cases alike for the simulation: pooled pass share and samples per side, and how many. */
+/**
+ * Cases alike for the simulation: pooled pass share and samples per side, how many, and each
+ * side's chances of passing 0, 1, …, k samples (worked out once, not in every simulated run).
+ */
 interface CaseClass {
   rate: number;
   baseK: number;
   candK: number;
   cases: number;
+  baseChances: Float64Array;
+  candChances: Float64Array;
 }
 
 function caseClasses(p: PairedScores): CaseClass[] {
@@ -387,7 +392,10 @@ function caseClasses(p: PairedScores): CaseClass[] {
     const key = `${rate}/${baseK}/${candK}`;
     const known = classes.get(key);
     if (known) known.cases += 1;
-    else classes.set(key, { rate, baseK, candK, cases: 1 });
+    else {
+      const [baseChances, candChances] = [passChances(baseK, rate), passChances(candK, rate)];
+      classes.set(key, { rate, baseK, candK, cases: 1, baseChances, candChances });
+    }
   }
   // Sorted: the same counts give the same draws whatever order the cases came in.
   return [...classes.entries()].sort(([a], [b]) => byId(a, b)).map(([, c]) => c);
@@ -403,8 +411,8 @@ function simulatedCounts(classes: readonly CaseClass[], rng: Rng): SimulatedCoun
   const base = emptyGroups();
   const cand = emptyGroups();
   for (const c of classes) {
-    addDrawn(base, c.cases, c.baseK, c.rate, rng);
-    addDrawn(cand, c.cases, c.candK, c.rate, rng);
+    addDrawn(base, c.cases, c.baseChances, rng);
+    addDrawn(cand, c.cases, c.candChances, rng);
   }
   return { base, cand };
 }
@@ -413,13 +421,16 @@ function emptyGroups(): Groups {
   return { passes: [], samples: [], cases: [], n: 0 };
 }
 
-/** `cases` cases of k samples at `rate`, as how many pass 0, 1, …, k samples (a multinomial). */
-function addDrawn(groups: Groups, cases: number, k: number, rate: number, rng: Rng): void {
-  const weights = Float64Array.from({ length: k + 1 }, (_, s) =>
-    Math.exp(binomialLogPmf(s, k, rate)),
-  );
+/** The chances of passing 0, 1, …, k of k samples at `rate`. */
+function passChances(k: number, rate: number): Float64Array {
+  return Float64Array.from({ length: k + 1 }, (_, s) => Math.exp(binomialLogPmf(s, k, rate)));
+}
+
+/** `cases` cases of k samples, as how many pass 0, 1, …, k samples (a multinomial). */
+function addDrawn(groups: Groups, cases: number, chances: Float64Array, rng: Rng): void {
+  const k = chances.length - 1;
   const counts = new Float64Array(k + 1);
-  multinomial(rng, cases, weights, counts);
+  multinomial(rng, cases, chances, counts);
   counts.forEach((count, s) => {
     if (count > 0) addGroup(groups, s, k, count);
   });
