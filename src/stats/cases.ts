@@ -6,14 +6,6 @@
  * mean over the cases of each case's own pass chance, and its only noise is the binomial noise of
  * each case's k samples, which more samples reduce. Given the cases, the two runs' samples are
  * independent, so the sides are combined as independent (no correlation between the runs).
- *
- * Not a score test with every case its own stratum: with few samples of cases that nearly always
- * pass, the likeliest chances under a shifted mean pile the shift onto the few cases that failed
- * (a case that always passed stays at 1), whose variance saturates near 1/2, so the variance
- * under the shift came out too small: a drop of the margin on cases at 99% with 3 samples passed
- * 3.0% of the time (bench/coverage), with a joint score test as with Newcombe's combination of
- * two. Many small strata are the incidental-parameter setting in which per-stratum maximum
- * likelihood is inconsistent; the variance below needs no per-case estimate under the shift.
  */
 
 import { twoSidedZ } from "./distributions.js";
@@ -25,9 +17,9 @@ export interface CaseCounts {
 }
 
 /**
- * The chance at which s passes in k trials (not necessarily whole) are likeliest under a
- * constraint that pulls by the multiplier θ (the constrained maximum-likelihood rate of a score
- * test; θ = 0 gives s/k, θ > 0 pulls down, θ < 0 up). The root in [0, 1] of θp² − (θ + k)p + s.
+ * The pass chance at which case (s passes of k) is likeliest, given that every case's chance is
+ * pulled by the same multiplier θ (the constrained maximum-likelihood rates of a score test; θ = 0
+ * gives s/k, θ > 0 pulls down, θ < 0 up). The root in [0, 1] of θp² − (θ + k)p + s = 0.
  */
 function constrainedRate(s: number, k: number, theta: number): number {
   if (theta === 0) return s / k;
@@ -68,77 +60,53 @@ export function grouped(c: CaseCounts): Groups {
 }
 
 export function groupMean(g: Groups): number {
+  return constrainedMoments(g, 0).mean;
+}
+
+/** Mean constrained rate and the variance of the mean under it (k/(k − 1): unbiased, as MN's). */
+function constrainedMoments(g: Groups, theta: number): { mean: number; variance: number } {
   let sum = 0;
-  for (let j = 0; j < g.cases.length; j++) sum += (g.cases[j]! * g.passes[j]!) / g.samples[j]!;
-  return sum / g.n;
+  let variance = 0;
+  for (let j = 0; j < g.cases.length; j++) {
+    const k = g.samples[j]!;
+    const p = constrainedRate(g.passes[j]!, k, theta);
+    sum += g.cases[j]! * p;
+    variance += (g.cases[j]! * p * (1 - p)) / (k - 1);
+  }
+  return { mean: sum / g.n, variance: variance / (g.n * g.n) };
 }
 
 /** Bisection steps on the multiplier: u to within 1e-12, the bound far closer than shown. */
 const BISECTIONS = 40;
 
-/** Whether every case has at least two samples: the cases scope can see each case's own noise. */
-export function everyCaseResampled(counts: CaseCounts): boolean {
-  for (let i = 0; i < counts.samples.length; i++) if (!(counts.samples[i]! >= 2)) return false;
-  return true;
-}
-
-/** One side's mean, its variance within the cases, and what a shift of its mean adds to that. */
-interface SideMoments {
-  mean: number;
-  /** The variance of the mean within the cases, without bias: Σ s(k − s)/(k²(k − 1)) / n². */
-  within: number;
-  /** Σ (1/k) / n²: the mean of binomials of one chance m has variance m(1 − m) times this. */
-  scale: number;
-}
-
-function sideMoments(g: Groups): SideMoments {
-  let [within, scale] = [0, 0];
-  for (let j = 0; j < g.cases.length; j++) {
-    const [s, k, cases] = [g.passes[j]!, g.samples[j]!, g.cases[j]!];
-    within += (cases * s * (k - s)) / (k * k * (k - 1));
-    scale += cases / k;
-  }
-  const n2 = g.n * g.n;
-  return { mean: groupMean(g), within: within / n2, scale: scale / n2 };
-}
-
 /**
- * One end of the interval of candidate − baseline on these cases: a score test of the
- * difference of the two means (Miettinen & Nurminen 1985) whose variance keeps the cases'
- * spread: Δ is inside when |Δ̂ − Δ| − c ≤ z·√V(Δ). V(Δ) is each side's variance within the
- * cases, estimated without bias, plus what moving that side's mean from m̂ to the likeliest m̃
- * under Δ adds to it, (m̃(1 − m̃) − m̂(1 − m̂))·Σ(1/k)/n²: the variance of a sum of independent
- * trials is that of one binomial of their mean chance less the spread of their chances
- * (Hoeffding 1956), and the spread is held as observed. Where failures are rare this is the
- * score test of two binomials, whatever case they fell in; where cases differ, the within
- * variance of each case. `correction` is Yates's half step of Δ̂.
+ * One side's score bound on the mean pass chance of its cases (Miettinen & Nurminen 1985, with
+ * every case its own stratum): the furthest mean m, below the observed (`side` −1) or above it
+ * (+1), that the score test does not reject: |m̂ − m| − c ≤ z·√V(m), V(m) the variance of the
+ * mean when each case's chance is the likeliest one that gives the mean m, and c half a sample's
+ * weight in the mean (Yates's continuity correction: without it a drop of the margin on cases
+ * at 99% with 3 samples each passed up to 4.1% of the time in bench/coverage, 2.9% with it). A case that always passed
+ * has no variance at the observed rates, but does under a lower mean: it is where a drop could
+ * hide unseen, so a run that saw only passes still bounds the mean below 1 by about
+ * z²/((k − 1)·n), as Wilson's interval bounds a proportion by z²/trials.
  */
-export function casesBound(
-  b: Groups,
-  c: Groups,
-  level: number,
-  correction: number,
-  side: -1 | 1,
-): number {
+export function caseMeanBound(counts: CaseCounts, level: number, side: -1 | 1): number {
+  return groupBound(grouped(counts), level, side);
+}
+
+export function groupBound(c: Groups, level: number, side: -1 | 1): number {
   const z = twoSidedZ(level);
-  const [base, cand] = [sideMoments(b), sideMoments(c)];
-  const observed = cand.mean - base.mean;
-  // Each side as a binomial of its mean with the samples that give its variance: m(1 − m)/N.
-  const [nb, nc] = [1 / base.scale, 1 / cand.scale];
-  const thetaOf = (u: number) => (side * -(nb + nc) * u) / (1 - u);
-  // Never below 0, and never above one chance's binomial variance (the spread is not negative).
-  const sideVariance = (m: SideMoments, shifted: number) => {
-    const variance = m.within + (shifted * (1 - shifted) - m.mean * (1 - m.mean)) * m.scale;
-    return Math.min(Math.max(variance, 0), shifted * (1 - shifted) * m.scale);
-  };
-  const at = (u: number) => {
-    const pc = constrainedRate(cand.mean * nc, nc, thetaOf(u));
-    const pb = constrainedRate(base.mean * nb, nb, -thetaOf(u));
-    return { difference: pc - pb, variance: sideVariance(cand, pc) + sideVariance(base, pb) };
-  };
+  const observed = constrainedMoments(c, 0).mean;
+  if ((side < 0 && observed <= 0) || (side > 0 && observed >= 1)) return observed;
+  let total = 0;
+  for (let j = 0; j < c.cases.length; j++) total += c.samples[j]! * c.cases[j]!;
+  // θ runs over (0, ∞) below the observed mean and (−∞, 0) above; u ∈ (0, 1) maps onto it.
+  const thetaOf = (u: number) => (side * -total * u) / (1 - u);
+  // Half a sample: the continuity correction (Yates), as the passes are whole counts.
+  const correction = 0.5 / total;
   const outside = (u: number) => {
-    const { difference, variance } = at(u);
-    return Math.abs(observed - difference) - correction > z * Math.sqrt(variance);
+    const { mean, variance } = constrainedMoments(c, thetaOf(u));
+    return Math.abs(observed - mean) - correction > z * Math.sqrt(variance);
   };
   let low = 0;
   let high = 1;
@@ -147,5 +115,39 @@ export function casesBound(
     if (outside(middle)) high = middle;
     else low = middle;
   }
-  return at(low).difference;
+  return constrainedMoments(c, thetaOf(low)).mean;
+}
+
+/**
+ * The interval of candidate − baseline on these cases: each side's score bounds, combined as for
+ * two independent proportions (Newcombe 1998, method 10: the square-root-of-sums of each side's
+ * distance to its bound). Needs two or more samples per case on both sides: one sample shows
+ * nothing of a case's own noise (see comparePaired for what is used then).
+ */
+export function casesHalfWidths(
+  base: CaseCounts,
+  cand: CaseCounts,
+  level: number,
+): { down: number; up: number } {
+  return groupsHalfWidths(grouped(base), grouped(cand), level);
+}
+
+/** casesHalfWidths of cases already grouped. */
+export function groupsHalfWidths(
+  b: Groups,
+  c: Groups,
+  level: number,
+): { down: number; up: number } {
+  const mb = constrainedMoments(b, 0).mean;
+  const mc = constrainedMoments(c, 0).mean;
+  return {
+    down: Math.hypot(mc - groupBound(c, level, -1), groupBound(b, level, 1) - mb),
+    up: Math.hypot(groupBound(c, level, 1) - mc, mb - groupBound(b, level, -1)),
+  };
+}
+
+/** Whether every case has at least two samples: the cases scope can see each case's own noise. */
+export function everyCaseResampled(counts: CaseCounts): boolean {
+  for (let i = 0; i < counts.samples.length; i++) if (!(counts.samples[i]! >= 2)) return false;
+  return true;
 }

@@ -16,7 +16,15 @@
 import { type Adjustment, adjustedLevel } from "./adjust.js";
 import { betaCdf } from "./beta.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
-import { casesBound, everyCaseResampled, type Groups, grouped, groupMean } from "./cases.js";
+import {
+  casesHalfWidths,
+  everyCaseResampled,
+  type Groups,
+  groupBound,
+  grouped,
+  groupMean,
+  groupsHalfWidths,
+} from "./cases.js";
 import {
   binomial,
   binomialLogPmf,
@@ -184,13 +192,8 @@ const FINEST_LATTICE = 1e6;
  * both sides, 1/lcm of the sample counts in general; 0 when the counts are not whole.
  */
 export function continuityCorrection(p: PairedScores): number {
-  return halfStep(p.baseN, p.candN);
-}
-
-/** Half of 1/lcm of the sample counts: see continuityCorrection. */
-function halfStep(...sides: ArrayLike<number>[]): number {
   let step = 1;
-  for (const counts of sides) {
+  for (const counts of [p.baseN, p.candN]) {
     for (let i = 0; i < counts.length; i++) {
       const k = counts[i]!;
       if (!(Number.isInteger(k) && k >= 1)) return 0;
@@ -251,10 +254,9 @@ function counts(
 /** The score interval of the gate in its scope, without the bootstrap. */
 function gateBounds(p: PairedScores, level: number, scope: Scope): [number, number] {
   if (intervalOf(p, scope) === "population") return pairedScoreBounds(p, level);
-  const [base, cand] = [grouped(counts(p, "base")), grouped(counts(p, "cand"))];
-  const correction = continuityCorrection(p) / p.base.length;
-  const low = casesBound(base, cand, level, correction, -1);
-  return [Math.max(-1, low), Math.min(1, casesBound(base, cand, level, correction, 1))];
+  const delta = meanDifference(p);
+  const { down, up } = casesHalfWidths(counts(p, "base"), counts(p, "cand"), level);
+  return [Math.max(-1, delta - down), Math.min(1, delta + up)];
 }
 
 export function verdictOf(delta: number, low: number, high: number, margin: number): Verdict {
@@ -455,7 +457,7 @@ function addGroup(groups: Groups, passes: number, samples: number, cases: number
  */
 function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, rng: Rng): number {
   const baseMean = groupMean(run.base);
-  const correction = halfStep(run.base.samples, run.cand.samples) / run.cand.n;
+  const baseSide = baseMean - groupBound(run.base, level, -1);
   const caughtAt = (broken: readonly number[]): boolean => {
     const cand = emptyGroups();
     run.cand.cases.forEach((count, j) => {
@@ -463,8 +465,10 @@ function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, 
       if (kept > 0) addGroup(cand, run.cand.passes[j]!, run.cand.samples[j]!, kept);
       if (broken[j]! > 0) addGroup(cand, 0, run.cand.samples[j]!, broken[j]!);
     });
-    if (!(groupMean(cand) - baseMean < -margin)) return false;
-    return casesBound(run.base, cand, level, correction, 1) < 0;
+    const candMean = groupMean(cand);
+    const delta = candMean - baseMean;
+    if (!(delta < -margin)) return false;
+    return delta + Math.hypot(groupBound(cand, level, 1) - candMean, baseSide) < 0;
   };
   return fewestInRandomOrder(run.cand.cases, caughtAt, rng);
 }
@@ -641,11 +645,7 @@ export function samplesNeeded(p: PairedScores, margin: number, level = 0.95): nu
     passes: g.passes.map((x) => x * r),
     samples: g.samples.map((k) => k * r),
   });
-  const delta = groupMean(cand) - groupMean(base);
-  // The lattice of the difference is r times finer, and so is its continuity correction.
-  const correction = continuityCorrection(p) / p.base.length;
-  const down = (r: number) =>
-    delta - casesBound(scaled(base, r), scaled(cand, r), level, correction / r, -1);
+  const down = (r: number) => groupsHalfWidths(scaled(base, r), scaled(cand, r), level).down;
   const most = Math.max(...base.samples, ...cand.samples);
   return scaleNeeded(down, targetHalfWidth(margin, level), most, MOST_SAMPLES_ESTIMATED);
 }

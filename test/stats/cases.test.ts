@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CaseCounts, casesBound, grouped } from "../../src/stats/cases.js";
+import { caseMeanBound, casesHalfWidths } from "../../src/stats/cases.js";
 import {
   comparePaired,
   type PairedScores,
@@ -12,12 +12,6 @@ import { createRng } from "../../src/stats/rng.js";
 import { byId, uniformItems } from "./helpers.js";
 
 const Z95 = normalQuantile(0.975);
-
-/** The interval of cand − base on these cases, with the continuity correction given. */
-const bounds = (base: CaseCounts, cand: CaseCounts, correction: number) =>
-  ([-1, 1] as const).map((side) =>
-    casesBound(grouped(base), grouped(cand), 0.95, correction, side),
-  );
 
 /** The suite: 40 cases that always pass, 8 at 90%, 2 at 60%. */
 const RATES = [...Array<number>(40).fill(1), ...Array<number>(8).fill(0.9), 0.6, 0.6];
@@ -41,16 +35,13 @@ describe("the cases scope: is the candidate worse on these cases?", () => {
     expect(cases.itemsNeeded).toBeNull();
   });
 
-  it("counts little uncertainty for cases that always pass on both sides", () => {
+  it("counts no uncertainty for cases that always pass on both sides", () => {
     const flaky = [...Array<number>(8).fill(0.9), 0.6, 0.6];
     const alone = comparePaired(exact(flaky, 10), exact(flaky, 10));
     const among = comparePaired(exact(RATES, 10), exact(RATES, 10));
-    // In passes (the interval times the cases): 40 cases more that always pass widen it only by
-    // what a shift of the mean could hide in them.
-    expect(among.low * 50).toBeLessThanOrEqual(alone.low * 10);
-    expect(among.low * 50).toBeGreaterThan(alone.low * 10 * 1.05);
-    expect(among.high * 50).toBeGreaterThanOrEqual(alone.high * 10);
-    expect(among.high * 50).toBeLessThan(alone.high * 10 * 1.05);
+    // The same uncertainty in passes (the interval times the cases), however many always pass.
+    expect(among.low * 50).toBeCloseTo(alone.low * 10, 9);
+    expect(among.high * 50).toBeCloseTo(alone.high * 10, 9);
   });
 
   it("narrows with more samples: 60 cases that always pass at margin 0.02", () => {
@@ -60,59 +51,35 @@ describe("the cases scope: is the candidate worse on these cases?", () => {
     };
     expect(verdict(3).verdict).toBe("inconclusive");
     expect(verdict(3).samplesNeeded).toBeGreaterThan(3);
-    expect(verdict(4).verdict).toBe("pass");
-    // Nothing failed: a drop could hide only in answers not yet seen, as in the candidate's 300
-    // samples taken as one binomial that always passed, less half a sample (Yates):
-    // ε − 1/600 = z·√(ε(1 − ε)/300).
-    const gap = -verdict(5).low;
-    expect(gap - 1 / 600).toBeCloseTo(Z95 * Math.sqrt((gap * (1 - gap)) / 300), 6);
+    expect(verdict(5).verdict).toBe("pass");
+    // Nothing failed: a drop could hide only in answers not yet seen, about z²/((k − 1)·n)
+    // and half a sample (the continuity correction).
+    expect(-verdict(5).low).toBeGreaterThan(Z95 ** 2 / (4 * 60 + Z95 ** 2));
+    expect(-verdict(5).low).toBeLessThan(Z95 ** 2 / (4 * 60 + Z95 ** 2) + 1 / 300);
   });
 
-  it("bounds one case as the corrected score test does: 10 of 10, ε − 1/20 = z·√(ε(1 − ε)/10)", () => {
-    const all = { passes: [10], samples: [10] };
-    // The baseline's case cannot pass more than always: only the candidate's side moves.
-    const [low, high] = bounds(all, all, 1 / 20);
-    const gap = -low!;
-    expect(gap - 0.05).toBeCloseTo(Z95 * Math.sqrt((gap * (1 - gap)) / 10), 6);
-    expect(high).toBeCloseTo(gap, 9);
-    // Swapping the runs mirrors the interval.
-    const one = { passes: [3, 7], samples: [10, 10] };
-    const other = { passes: [9, 10], samples: [10, 10] };
-    const [a, b] = bounds(one, other, 1 / 40);
-    const [c, d] = bounds(other, one, 1 / 40);
-    expect(a).toBeCloseTo(-d!, 9);
-    expect(b).toBeCloseTo(-c!, 9);
+  it("bounds one case as the corrected score test does: 10 of 10, ε − 1/20 = z·√(ε(1 − ε)/9)", () => {
+    const bound = caseMeanBound({ passes: [10], samples: [10] }, 0.95, -1);
+    const gap = 1 - bound;
+    expect(gap - 0.05).toBeCloseTo(Z95 * Math.sqrt((gap * (1 - gap)) / 9), 6);
+    expect(caseMeanBound({ passes: [10], samples: [10] }, 0.95, 1)).toBe(1);
+    // Upper and lower bounds mirror each other.
+    const low = caseMeanBound({ passes: [3, 7], samples: [10, 10] }, 0.95, -1);
+    const high = caseMeanBound({ passes: [7, 3], samples: [10, 10] }, 0.95, 1);
+    expect(low).toBeCloseTo(1 - high, 9);
   });
 
-  /** Two independent runs of the same cases, the candidate's chances scaled by 1 − drop. */
-  const simulated = (rates: readonly number[], k: number, drop: number, runs: number) => {
-    const rng = createRng(11);
-    const samples = rates.map(() => k);
-    const run = (scale: number) => ({
-      passes: rates.map((rate) => binomial(rng, k, rate * scale)),
-      samples,
-    });
-    const correction = 0.5 / (k * rates.length);
-    return Array.from({ length: runs }, () => bounds(run(1), run(1 - drop), correction));
-  };
-
-  it("covers the true difference of two runs of the same cases in about 95%", () => {
-    const mean = RATES.reduce((a, b) => a + b, 0) / RATES.length;
-    const truth = -0.1 * mean;
-    const intervals = simulated(RATES, 5, 0.1, 2000);
-    const covered = intervals.filter(([low, high]) => low! <= truth && truth <= high!).length;
-    expect(covered / intervals.length).toBeGreaterThan(0.935);
-    expect(covered / intervals.length).toBeLessThan(0.99);
-  });
-
-  it("passes a drop of the margin on 300 cases at 99% with 3 samples in under 2.5% of runs", () => {
-    // Failures this rare fall in a few cases; a score test with every case its own stratum put
-    // the drop onto those few and let it pass 3.0% of the time.
-    const margin = 0.02;
-    const intervals = simulated(Array<number>(300).fill(0.99), 3, margin / 0.99, 4000);
-    const passed = intervals.filter(([low]) => low! > -margin).length;
-    expect(passed / intervals.length).toBeLessThan(0.025);
-    expect(passed / intervals.length).toBeGreaterThan(0.005);
+  it("combines the two runs as independent samples of the same cases", () => {
+    const one = { passes: [9, 10, 6], samples: [10, 10, 10] };
+    const none = { passes: [10, 10, 10], samples: [10, 10, 10] };
+    const both = casesHalfWidths(one, one, 0.95);
+    const baseOnly = casesHalfWidths(one, none, 0.95);
+    // Newcombe's method 10: the root of the sum of squares of each side's distance to its bound.
+    const mean = 25 / 30;
+    const candSide = 1 - caseMeanBound(none, 0.95, -1);
+    const baseSide = caseMeanBound(one, 0.95, 1) - mean;
+    expect(baseOnly.down).toBeCloseTo(Math.hypot(candSide, baseSide), 12);
+    expect(both.down).toBeCloseTo(Math.hypot(mean - caseMeanBound(one, 0.95, -1), baseSide), 12);
   });
 
   it("falls back to the population's interval with one sample per case", () => {
