@@ -50,9 +50,10 @@ function evalIn(
   run: string,
   extra: readonly string[] = [],
   key: string | null = KEY,
+  timeoutMs = 60_000,
 ) {
   const env = key === null ? {} : { EVAL_BANANA_API_KEY: key };
-  return runEb(evalArgs(root, run, extra), { cwd: root, env });
+  return runEb(evalArgs(root, run, extra), { cwd: root, env, timeoutMs });
 }
 
 interface Row {
@@ -165,11 +166,12 @@ describe("eb eval --batch", () => {
   it("reads an output file larger than the longest string (600 MiB) as it streams in", async () => {
     mock.padding = 600 * 2 ** 20;
     const root = project();
-    const run = await evalIn(root, "run", BATCH);
+    // 600 MiB through loopback and a JSON parser: minutes on a loaded 2-core machine, not 60 s.
+    const run = await evalIn(root, "run", BATCH, KEY, 170_000);
     expect(run.code, run.stderr).toBe(0);
     expect(rowsOf(path.join(root, "run")).map((r) => r.status)).toEqual(Array(6).fill("passed"));
     expect(mock.chatRequests()).toHaveLength(0);
-  }, 120_000);
+  }, 180_000);
 
   it("makes the requests an expired batch left unanswered error rows saying it expired", async () => {
     mock.steps = ["in_progress", "expired"];

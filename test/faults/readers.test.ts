@@ -158,7 +158,8 @@ describe("huge files are refused before they are read whole", () => {
     const result = await runEbCpu(["report", file]);
     expectOneLineError(result, /rows\.jsonl:2: the line is over 512 MB/);
     expect(result.cpuSeconds).toBeLessThan(10);
-  }, 30_000);
+    // Its CPU is the check; on a loaded machine reading 600 MB takes longer than 30 s of wall.
+  }, 130_000);
 
   it("a multi-GB check file, and a 600 MB ASCII one that is not 'not UTF-8'", async () => {
     const project = makeProject({ "eval_checks/ok.yaml": deterministicYaml("ok", "pass") });
