@@ -23,13 +23,18 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** Every line of a run's rows.jsonl, parsed (the manifest first). */
+/**
+ * Every whole line of a run's rows.jsonl, parsed (the manifest first): polled while eb writes,
+ * the file can be empty or end in a line still being written.
+ */
 function linesOf(runDir: string): Record<string, unknown>[] {
   const file = path.join(runDir, "rows.jsonl");
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .trimEnd()
+  const text = readFileSync(file, "utf8");
+  return text
+    .slice(0, text.lastIndexOf("\n") + 1)
     .split("\n")
+    .filter((line) => line !== "")
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
