@@ -19,13 +19,17 @@ import { deterministicYaml, makeProject, runEb, writeFile } from "../helpers/pro
  * and one case whose third sample crashes (an error sample).
  */
 const APP = `
-let input = "";
-for await (const chunk of process.stdin) input += chunk;
-const { id, sample } = JSON.parse(input);
-const n = Number(id.slice(5));
-if (n === 7 && sample === 2) process.exit(3);
-const kind = n % 4;
-process.stdout.write(kind === 0 || kind === 3 ? "yes" : kind === 1 ? "no" : sample % 2 === 0 ? "yes" : "no");
+IFS= read -r input || true
+n=\${input#*'"id":"case-'}
+n=\${n%%'"'*}
+sample=\${input##*'"sample":'}
+sample=\${sample%'}'}
+if [ "$n" = 7 ] && [ "$sample" = 2 ]; then exit 3; fi
+case $((n % 4)) in
+  0|3) printf yes ;;
+  1) printf no ;;
+  *) if [ $((sample % 2)) = 0 ]; then printf yes; else printf no; fi ;;
+esac
 `;
 
 const STRATA = ["facts", "tone", "format"];
@@ -44,10 +48,10 @@ function caseFile(count: number): string {
 }
 
 function caseProject(count: number): string {
-  return makeProject({ "cases.jsonl": caseFile(count), "app.mjs": APP });
+  return makeProject({ "cases.jsonl": caseFile(count), "app.sh": APP });
 }
 
-const EVAL = ["eval", "cases.jsonl", "--target", "node app.mjs", "-k", "3"];
+const EVAL = ["eval", "cases.jsonl", "--target", "sh app.sh", "-k", "3"];
 
 interface Report {
   stats: Record<string, unknown>;
@@ -265,7 +269,7 @@ describe("eb merge reads only the shards' own regular files", () => {
 let twoShardRun: string;
 beforeAll(async () => {
   twoShardRun = mkdtempSync(path.join(os.tmpdir(), "eb-two-shards-"));
-  const files = { ".eval-banana/config.toml": "", "cases.jsonl": caseFile(8), "app.mjs": APP };
+  const files = { ".eval-banana/config.toml": "", "cases.jsonl": caseFile(8), "app.sh": APP };
   for (const [file, text] of Object.entries(files)) writeFile(twoShardRun, file, text);
   await runShards(twoShardRun, EVAL, 2);
 }, 120_000);
