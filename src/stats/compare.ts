@@ -290,12 +290,13 @@ export function minimumDetectableDrop(
   // From the pairs' kinds alone, sorted: the same pairs give the same MDE whatever the items are
   // called (they come sorted by id, and 30 pairs once printed 0.2167 or 0.2096 by name).
   const n = p.base.length;
-  const rate = pairKinds(p).reduce((sum, kind) => sum + kind.items * kind.base, 0) / n;
+  const kinds = pairKinds(p);
+  const rate = kinds.reduce((sum, kind) => sum + kind.items * kind.base, 0) / n;
   if (n === 0 || !(rate > 0)) return Number.NaN;
   const caught =
     intervalOf(p, scope) === "cases"
       ? simulatedCasesChance(p, rate, level, margin)
-      : simulatedRegressionChance(p, rate, level, margin);
+      : simulatedRegressionChance(p, kinds, rate, level, margin);
   if (caught(rate) < MDE_POWER) return Number.NaN;
   let low = 0;
   let high = rate;
@@ -317,18 +318,23 @@ export function minimumDetectableDrop(
  * scores are alike to the gate, so a run is drawn as how many pairs of each kind it has: the work
  * grows with the kinds of pairs, not with the items.
  */
-function simulatedRegressionChance(p: PairedScores, rate: number, level: number, margin: number) {
+function simulatedRegressionChance(
+  p: PairedScores,
+  kinds: readonly PairKind[],
+  rate: number,
+  level: number,
+  margin: number,
+) {
   const n = p.base.length;
   const rng = createRng(SIMULATION_SEED);
   const correction = continuityCorrection(p);
-  const kinds = pairKinds(p);
   return brokenChance(n, rate, () =>
     fewestBroken(resampledKinds(kinds, n, rng), n, level, margin, correction, rng),
   );
 }
 
 /**
- * The chance of a regression verdict under a drop d, from the fewest cases broken that each of
+ * The chance of a regression verdict under a drop d, from the fewest items broken that each of
  * SIMULATED_RUNS simulated runs needed to be caught (`fewest`, n + 1 for none): a drop d breaks
  * each item with chance q = d / rate, so a run is caught when at least its fewest break, with
  * chance P(Bin(n, q) ≥ fewest) = I_q(fewest, n − fewest + 1); the chance is the mean over runs.
