@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CheckReport } from "../../src/checks/report.js";
+import { alive } from "../helpers/pids.js";
 import {
   CLI,
   cleanEnv,
@@ -283,7 +284,7 @@ describe("eb run with deterministic checks", () => {
     expect(report.checks[0]!.error_detail).toContain("timed out after 1 seconds");
     expect(report.checks[1]).toMatchObject({ check_id: "ok", status: "passed" });
     const pid = Number(readFileSync(path.join(project, "child.pid"), "utf8"));
-    expect(isAlive(pid)).toBe(false);
+    expect(alive(pid)).toBe(false);
   });
 
   it("keeps the report in sorted order whatever the completion order", async () => {
@@ -426,11 +427,6 @@ describe("eb run with deterministic checks", () => {
 });
 
 /** Alive = exists and is not a zombie (a killed orphan may wait for PID 1 to reap it). */
-function isAlive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  return !/^\d+ \(.*\) Z/.test(readFileSync(stat, "utf8"));
-}
 
 describe("eb run --resume", () => {
   it("runs only the missing checks of an interrupted run and ends as an uninterrupted run", async () => {

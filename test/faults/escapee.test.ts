@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { killPidIn, pidIn } from "../helpers/pids.js";
 import { CLI, cleanEnv, deterministicYaml, makeProject, runEb } from "../helpers/project.js";
-import { escapeeScript, killPidIn, onlyRun } from "./process-support.js";
+import { escapeeScript, onlyRun } from "./process-support.js";
 
 const dirs: string[] = [];
 const started: ChildProcess[] = [];
@@ -57,7 +58,7 @@ describe("eb run with a check whose child escaped its process group", () => {
     });
     started.push(child);
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    await until(() => existsSync(pidFile), 15_000);
+    await until(() => pidIn(pidFile) !== null, 15_000);
     const sent = Date.now();
     child.kill("SIGTERM");
     expect(await exited).toBe(130);

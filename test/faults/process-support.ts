@@ -154,13 +154,3 @@ export function escapeeScript(pidFile: string): string {
     "time.sleep(120)",
   ].join("\n");
 }
-
-/** SIGKILL to the pid in `file`, if it was written and the process still runs. */
-export function killPidIn(file: string): void {
-  if (!existsSync(file)) return;
-  try {
-    process.kill(Number(readFileSync(file, "utf8")), "SIGKILL");
-  } catch {
-    // Already gone.
-  }
-}

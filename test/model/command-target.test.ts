@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { splitCommand } from "../../src/model/argv.js";
 import { createCache } from "../../src/model/cache.js";
 import { createCommandTarget } from "../../src/model/command-target.js";
 import type { CaseInput } from "../../src/model/types.js";
+import { alive } from "../helpers/pids.js";
 
 const fixtures = join(import.meta.dirname, "../fixtures/cases");
 const node = JSON.stringify(process.execPath);
@@ -103,20 +103,6 @@ describe("createCommandTarget", () => {
     expect(other.text).toMatch(/sample 1\)$/);
   });
 });
-
-/** Alive and not a zombie (a reparented grandchild may wait for a reaper that never comes). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}
 
 async function until(condition: () => Promise<boolean>, ms: number): Promise<void> {
   const end = performance.now() + ms;

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/run.js";
 import { createScrubber } from "../../src/secrets/scrubber.js";
+import { alive, killPidIn } from "../helpers/pids.js";
 
 const node = process.execPath;
 const dirs: string[] = [];
@@ -22,15 +23,6 @@ afterEach(() => {
   for (const dir of mounts.splice(0)) execFileSync("umount", [dir]);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function killPidIn(file: string): void {
-  if (!existsSync(file)) return;
-  try {
-    process.kill(Number(readFileSync(file, "utf8")), "SIGKILL");
-  } catch {
-    // Already gone.
-  }
-}
 
 function nodeScript(code: string, extra: Partial<Parameters<typeof runProcess>[0]> = {}) {
   return runProcess({
@@ -306,7 +298,7 @@ describe("runProcess with a scrubber", () => {
   });
 });
 
-/** Alive and not a zombie waiting for PID 1. */
+/** Whether `pid` ended (or is a zombie) within `ms`. */
 async function goneWithin(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (alive(pid)) {
@@ -314,15 +306,6 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return true;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
 }
 
 describe("lastCodePoints", () => {
