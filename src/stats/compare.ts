@@ -17,13 +17,12 @@ import { type Adjustment, adjustedLevel } from "./adjust.js";
 import { betaCdf } from "./beta.js";
 import { bootstrapMeanInterval } from "./bootstrap.js";
 import {
-  casesHalfWidths,
+  casesBound,
   everyCaseResampled,
   type Groups,
   groupBound,
   grouped,
   groupMean,
-  groupsHalfWidths,
 } from "./cases.js";
 import {
   binomial,
@@ -192,8 +191,13 @@ const FINEST_LATTICE = 1e6;
  * both sides, 1/lcm of the sample counts in general; 0 when the counts are not whole.
  */
 export function continuityCorrection(p: PairedScores): number {
+  return halfStep(p.baseN, p.candN);
+}
+
+/** Half of 1/lcm of the sample counts: see continuityCorrection. */
+function halfStep(...sides: ArrayLike<number>[]): number {
   let step = 1;
-  for (const counts of [p.baseN, p.candN]) {
+  for (const counts of sides) {
     for (let i = 0; i < counts.length; i++) {
       const k = counts[i]!;
       if (!(Number.isInteger(k) && k >= 1)) return 0;
@@ -254,9 +258,10 @@ function counts(
 /** The score interval of the gate in its scope, without the bootstrap. */
 function gateBounds(p: PairedScores, level: number, scope: Scope): [number, number] {
   if (intervalOf(p, scope) === "population") return pairedScoreBounds(p, level);
-  const delta = meanDifference(p);
-  const { down, up } = casesHalfWidths(counts(p, "base"), counts(p, "cand"), level);
-  return [Math.max(-1, delta - down), Math.min(1, delta + up)];
+  const [base, cand] = [grouped(counts(p, "base")), grouped(counts(p, "cand"))];
+  const correction = continuityCorrection(p) / p.base.length;
+  const end = (side: -1 | 1) => casesBound(base, cand, level, correction, side);
+  return [Math.max(-1, end(-1)), Math.min(1, end(1))];
 }
 
 export function verdictOf(delta: number, low: number, high: number, margin: number): Verdict {
@@ -463,7 +468,8 @@ function addGroup(groups: Groups, passes: number, samples: number, cases: number
  */
 function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, rng: Rng): number {
   const baseMean = groupMean(run.base);
-  const baseSide = baseMean - groupBound(run.base, level, -1);
+  const baseLow = groupBound(run.base, level, -1);
+  const correction = halfStep(run.base.samples, run.cand.samples) / run.cand.n;
   const caughtAt = (broken: readonly number[]): boolean => {
     const cand = emptyGroups();
     run.cand.cases.forEach((count, j) => {
@@ -471,10 +477,8 @@ function fewestCasesBroken(run: SimulatedCounts, level: number, margin: number, 
       if (kept > 0) addGroup(cand, run.cand.passes[j]!, run.cand.samples[j]!, kept);
       if (broken[j]! > 0) addGroup(cand, 0, run.cand.samples[j]!, broken[j]!);
     });
-    const candMean = groupMean(cand);
-    const delta = candMean - baseMean;
-    if (!(delta < -margin)) return false;
-    return delta + Math.hypot(groupBound(cand, level, 1) - candMean, baseSide) < 0;
+    if (!(groupMean(cand) - baseMean < -margin)) return false;
+    return casesBound(run.base, cand, level, correction, 1, baseLow) < 0;
   };
   return fewestInRandomOrder(run.cand.cases, caughtAt, rng);
 }
@@ -651,7 +655,11 @@ export function samplesNeeded(p: PairedScores, margin: number, level = 0.95): nu
     passes: g.passes.map((x) => x * r),
     samples: g.samples.map((k) => k * r),
   });
-  const down = (r: number) => groupsHalfWidths(scaled(base, r), scaled(cand, r), level).down;
+  const delta = groupMean(cand) - groupMean(base);
+  // The lattice of the difference is r times finer, and so is its continuity correction.
+  const correction = continuityCorrection(p) / p.base.length;
+  const down = (r: number) =>
+    delta - casesBound(scaled(base, r), scaled(cand, r), level, correction / r, -1);
   const most = Math.max(...base.samples, ...cand.samples);
   return scaleNeeded(down, targetHalfWidth(margin, level), most, MOST_SAMPLES_ESTIMATED);
 }
