@@ -104,9 +104,26 @@ export function groupBound(c: Groups, level: number, side: -1 | 1): number {
   const thetaOf = (u: number) => (side * -total * u) / (1 - u);
   // Half a sample: the continuity correction (Yates), as the passes are whole counts.
   const correction = 0.5 / total;
-  const outside = (u: number) => {
+  return scoreBound(observed, correction, z, (u) => {
     const { mean, variance } = constrainedMoments(c, thetaOf(u));
-    return Math.abs(observed - mean) - correction > z * Math.sqrt(variance);
+    return [mean, variance];
+  });
+}
+
+/**
+ * The end of a score interval: `at(u)` is the value tested at u ∈ [0, 1) (u = 0 the observed,
+ * further out as u grows) and its variance there; the furthest value whose test does not reject,
+ * |observed − value| − correction ≤ z·√variance, found by bisection on u.
+ */
+function scoreBound(
+  observed: number,
+  correction: number,
+  z: number,
+  at: (u: number) => [number, number],
+): number {
+  const outside = (u: number) => {
+    const [value, variance] = at(u);
+    return Math.abs(observed - value) - correction > z * Math.sqrt(variance);
   };
   let low = 0;
   let high = 1;
@@ -115,7 +132,7 @@ export function groupBound(c: Groups, level: number, side: -1 | 1): number {
     if (outside(middle)) high = middle;
     else low = middle;
   }
-  return constrainedMoments(c, thetaOf(low)).mean;
+  return at(low)[0];
 }
 
 /**
@@ -182,23 +199,11 @@ function spreadBound(
     const variance = m.within + (shifted * (1 - shifted) - m.mean * (1 - m.mean)) * m.scale;
     return Math.min(Math.max(variance, 0), shifted * (1 - shifted) * m.scale);
   };
-  const at = (u: number) => {
+  return scoreBound(observed, correction, z, (u) => {
     const pc = constrainedRate(cand.mean * nc, nc, thetaOf(u));
     const pb = constrainedRate(base.mean * nb, nb, -thetaOf(u));
-    return { difference: pc - pb, variance: sideVariance(cand, pc) + sideVariance(base, pb) };
-  };
-  const outside = (u: number) => {
-    const { difference, variance } = at(u);
-    return Math.abs(observed - difference) - correction > z * Math.sqrt(variance);
-  };
-  let low = 0;
-  let high = 1;
-  for (let step = 0; step < BISECTIONS; step++) {
-    const middle = (low + high) / 2;
-    if (outside(middle)) high = middle;
-    else low = middle;
-  }
-  return at(low).difference;
+    return [pc - pb, sideVariance(cand, pc) + sideVariance(base, pb)];
+  });
 }
 
 /**
