@@ -6,9 +6,9 @@ import { defineConfig } from "rolldown";
 
 const OUT_DIR = "dist/bin";
 const NO_H2 = "\0undici-client-h2";
-/** The modules src/cli/main.ts and program.ts import statically (keep in step with them). */
+/** start.ts and the modules it and program.ts import statically (keep in step with them). */
 const ENTRY_IMPORTS =
-  /dist[\\/](cli[\\/]options|cli[\\/]output|cli[\\/]program|errors|run[\\/]provenance|schemas[\\/]names)\.js$/;
+  /dist[\\/](cli[\\/]start|cli[\\/]options|cli[\\/]output|cli[\\/]program|errors|run[\\/]provenance|schemas[\\/]names)\.js$/;
 
 export default defineConfig([
   {
@@ -27,10 +27,12 @@ export default defineConfig([
       // Two chunks hold what `eb eval` loads before its first call, not twenty-odd: Node links
       // each chunk of a graph on its own (resolution, a module record, its imports), which cost
       // `eb eval` ~25 ms of CPU before its first call (197 -> 172 ms, median of 21). "startup"
-      // is what the CLI's entry imports (all --version needs); "eval" the rest of the eval
+      // is what every command loads (the parser and its tables: start.ts); "eval" the rest of the eval
       // command, each group with its modules' dependencies. Other commands import from both.
       codeSplitting: {
         groups: [
+          // Apart, so that `eb --version` loads nothing else (src/cli/main.ts).
+          { name: "version", test: /dist[\\/]version\.js$/, priority: 3 },
           { name: "startup", test: ENTRY_IMPORTS, priority: 2 },
           { name: "eval", test: /dist[\\/]cli[\\/]eval\.js$/, priority: 1 },
         ],

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { TreeState } from "../run/git-tree.js";
 import { DIRTY_TREE_ALGORITHM } from "../run/git-tree.js";
-import { isoUtc, TOOL_VERSION } from "../run/provenance.js";
+import { isoUtc } from "../run/provenance.js";
+import { TOOL_VERSION } from "../version.js";
 import type { CheckReport } from "./report.js";
 
 /** How far a run got: a report (completed) or a stop before one, by what stopped it. */

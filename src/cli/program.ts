@@ -1,7 +1,7 @@
 import { Argument, Command, Option } from "commander";
 import type { SettingId } from "../config/settings.js";
-import { TOOL_VERSION } from "../run/provenance.js";
 import { SCHEMA_NAMES, SCHEMA_SUBJECTS, type SchemaName } from "../schemas/names.js";
+import { TOOL_VERSION } from "../version.js";
 import type { CalibrateFlags } from "./calibrate.js";
 import type { CompareFlags } from "./compare-options.js";
 import type { EvalFlags } from "./eval.js";

@@ -17,7 +17,8 @@ import {
 import { RowTally } from "../report/row-tally.js";
 import { secretValues } from "../secrets/collect.js";
 import { createScrubber, type Scrubber } from "../secrets/scrubber.js";
-import { isoUtc, newRunId, TOOL_VERSION } from "./provenance.js";
+import { TOOL_VERSION } from "../version.js";
+import { isoUtc, newRunId } from "./provenance.js";
 import { writeReports } from "./reports.js";
 import { readManifest } from "./rows.js";
 import { createRunFolder, ROWS_FILE } from "./run-folder.js";

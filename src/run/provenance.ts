@@ -1,26 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { runProcess } from "../process/run.js";
-
-/**
- * The package version, from the nearest package.json above this file: src/run, dist/run and
- * the bundle's chunks in dist/bin all sit at different places below it.
- */
-export const TOOL_VERSION: string = (
-  JSON.parse(readFileSync(packageJsonAbove(fileURLToPath(import.meta.url)), "utf8")) as {
-    version: string;
-  }
-).version;
-
-function packageJsonAbove(file: string): string {
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    const candidate = join(dir, "package.json");
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${file}`);
-  }
-}
 
 /** The commit checked out in the project under test, for the run manifest; null outside git. */
 export async function gitCommit(

@@ -1,4 +1,4 @@
-import { TOOL_VERSION } from "../run/provenance.js";
+import { TOOL_VERSION } from "../version.js";
 
 /** The files `eb schema` describes; apart from the schemas, so `eb --help` need not load them. */
 export const SCHEMA_NAMES = ["checks", "cases", "config", "report", "rows"] as const;

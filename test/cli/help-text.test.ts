@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeProject, runEb } from "../helpers/project.js";
+import { CLI, cleanEnv, makeProject, runEb } from "../helpers/project.js";
 
 /** A command's --help as one line of words: commander wraps at 80 columns. */
 async function helpOf(command: string): Promise<string> {
@@ -22,6 +23,34 @@ describe("eb init", () => {
     expect(config).not.toContain("has no effect");
     expect(config).toContain('# [pricing."gpt-4.1-mini"]\n# input_per_mtok = 0.40');
     expect(config).toContain("# per_run = 0.25");
+  });
+});
+
+describe("--version", () => {
+  it("prints package.json's version, alone or with commander's parse (-V, or beside a command)", async () => {
+    const { version } = JSON.parse(
+      readFileSync(path.resolve(import.meta.dirname, "../../package.json"), "utf8"),
+    ) as { version: string };
+    for (const args of [["--version"], ["-V"]]) {
+      const run = await runEb(args);
+      expect([run.code, run.stdout, run.stderr], args[0]).toEqual([0, `${version}\n`, ""]);
+    }
+    // Not alone: the whole parser answers, as it always did.
+    const parsed = await runEb(["--version", "report"]);
+    expect(parsed.stdout).toBe(`${version}\n`);
+  });
+
+  it("exits 0 with nothing on stderr when stdout is closed before it writes (eb … | head)", async () => {
+    for (const args of [["--version"], ["--help"]]) {
+      const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv() });
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      expect([code, stderr], args[0]).toEqual([0, ""]);
+    }
   });
 });
 

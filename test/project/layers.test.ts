@@ -26,7 +26,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["render"],
   ["report"],
   ["stats"],
-  ["errors.ts"],
+  ["errors.ts", "version.ts"],
 ];
 
 /** A source file's imports: relative specifiers (type-only too) and node: built-ins. */
