@@ -24,18 +24,24 @@ afterAll(async () => {
 
 /**
  * A flaky --target program: a case passes with chance 0.7 ("f…" cases) or 1, less the drop in
- * its second argument, drawn from a checksum of its first argument (the arm's salt), the case
- * and the sample: two salts are two arms alike in distribution, each with its own noise. A shell
- * script, not a node one: these runs start hundreds of them, and node's start is ten times sh's.
+ * its second argument, drawn from a hash of its first argument (the arm's salt, a or b), the
+ * case and the sample: two salts are two arms alike in distribution, each with its own noise.
+ * Pure sh, no program started: these runs start hundreds of them, and each program a sample
+ * started (cat, cksum, awk) cost more CPU than the run that waited for it.
  */
-const FLAKY = `input=$(cat)
+const FLAKY = `IFS= read -r input || :
 id=\${input#*'"id":"'}; id=\${id%%'"'*}
 sample=\${input##*'"sample":'}; sample=\${sample%%[!0-9]*}
 # While a file named "hold" is there, a case's third sample never answers.
 if [ "$sample" -ge 2 ] && [ -e hold ]; then exec sleep 600; fi
-crc=$(printf %s "$1/$id/$sample" | cksum)
-awk -v u="\${crc%% *}" -v drop="\${2:-0}" -v id="$id" \\
-  'BEGIN { printf (u / 4294967296 < (id ~ /^f/ ? 0.7 : 1) - drop ? "right" : "wrong") }'
+case $1 in a) salt=1 ;; *) salt=2 ;; esac
+case $id in f*) chance=7000 ;; *) chance=10000 ;; esac
+case \${2:-0} in 0) drop=0 ;; *) drop=\${2#0.}000; drop=\${drop%"\${drop#????}"} ;; esac
+n=\${id#?}
+h=$(( (salt * 1000003 + chance * 7919 + n * 104729 + sample * 15485863) & 2147483647 ))
+h=$(( ((h ^ (h >> 13)) * 1103515245 + 12345) & 2147483647 ))
+h=$(( ((h ^ (h >> 16)) * 1103515245 + 12345) & 2147483647 ))
+if [ $(( (h >> 8) % 10000 )) -lt $(( chance - drop )) ]; then printf right; else printf wrong; fi
 `;
 
 function flakyProject(): string {
