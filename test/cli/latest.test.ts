@@ -13,10 +13,10 @@ import {
 const FLIP =
   "import json, sys, pathlib\nctx = json.load(open(sys.argv[1]))\nsys.exit(1 if (pathlib.Path(ctx['project_root']) / 'broken').exists() else 0)";
 
-/** A case asking for "42"; the target answers what the file "answer" holds. */
+/** A case asking for "42"; the target (shell that starts no program) answers the file "answer". */
 const caseLine = (id: string) =>
   `${JSON.stringify({ id, messages: [{ role: "user", content: "6 x 7?" }], graders: [{ type: "equals", value: "42" }] })}\n`;
-const TARGET = "process.stdout.write(require('node:fs').readFileSync('answer', 'utf8'))";
+const TARGET = 'IFS= read -r input || :\nIFS= read -r answer < answer || :\nprintf %s "$answer"\n';
 
 function project(): string {
   return realpathSync(
@@ -24,7 +24,7 @@ function project(): string {
       "eval_checks/flip.yaml": deterministicYaml("flip", FLIP),
       "a.jsonl": caseLine("a1") + caseLine("a2"),
       "evals/b.jsonl": caseLine("b1"),
-      "answer.cjs": TARGET,
+      "answer.sh": TARGET,
       answer: "42",
     }),
   );
@@ -38,7 +38,7 @@ function runs(root: string): string[] {
 }
 
 async function evalRun(root: string, cases: string, extra: string[] = []) {
-  return runEb(["eval", cases, "--target", "node answer.cjs", ...extra], { cwd: root });
+  return runEb(["eval", cases, "--target", "sh answer.sh", ...extra], { cwd: root });
 }
 
 describe("latest, latest~N", () => {
