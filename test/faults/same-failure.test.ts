@@ -60,15 +60,15 @@ describe("a target whose every call fails the same way stops the run", () => {
 
   it("a --target that exits alike every time: exit 2 naming its exit code and stderr", async () => {
     const root = casesProject(CASES.slice(0, 60), {
-      "fail.mjs": 'process.stderr.write("no model loaded\\n"); process.exitCode = 3;\n',
+      "fail.sh": 'echo "no model loaded" >&2\nexit 3\n',
     });
     const run = await runEb(
-      ["eval", "cases.jsonl", "--target", "node fail.mjs", "--out", OUT, "--flat-output"],
+      ["eval", "cases.jsonl", "--target", "sh fail.sh", "--out", OUT, "--flat-output"],
       { cwd: root },
     );
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(
-      'all 20 calls to the target failed the same way: command "node fail.mjs" exited with code 3: no model loaded',
+      'all 20 calls to the target failed the same way: command "sh fail.sh" exited with code 3: no model loaded',
     );
     expect(rowsIn(root).length).toBeLessThan(60);
   });
