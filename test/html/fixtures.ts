@@ -24,7 +24,7 @@ export const JUDGE_VERDICT = '{"score": 0, "reason": "the summary omits the tota
 export const BIDI = "paid\u202e$0\u2066 ok\u200b\u0007";
 
 /**
- * Eight cases over three strata; `app.mjs a|b` answers them (b breaks add-2, fixes greet-2, and
+ * Eight cases over three strata; `app.sh a|b` answers them (b breaks add-2, fixes greet-2, and
  * gives long-1 another answer that fails all the same).
  */
 export const CASES = [
@@ -47,23 +47,43 @@ function caseLine(id: string, stratum: string, question: string, value: string):
   });
 }
 
-const APP = `
-let data = "";
-for await (const chunk of process.stdin) data += chunk;
-const input = JSON.parse(data);
-const variant = process.argv[2];
-const answers = {
-  "add-1": "4",
-  "add-2": variant === "b" ? "7" : "6",
-  "greet-1": "Hello Ada",
-  "greet-2": variant === "b" ? "Hello Bob" : "Hi Bob",
-  "inject-1": ${JSON.stringify(HOSTILE)},
-  "flaky-1": input.sample === 0 ? "yes" : "no",
-  "long-1": (variant === "b" ? "z" : "x").repeat(5000) + "END",
-  "bidi-1": ${JSON.stringify(BIDI)},
-};
-process.stdout.write(answers[input.id]);
+/** What `app.sh` answers each case with, by variant; flaky-1 by sample (yes, then no). */
+function answers(variant: "a" | "b"): Record<string, string> {
+  return {
+    "add-1": "4",
+    "add-2": variant === "b" ? "7" : "6",
+    "greet-1": "Hello Ada",
+    "greet-2": variant === "b" ? "Hello Bob" : "Hi Bob",
+    "inject-1": HOSTILE,
+    "flaky-1.0": "yes",
+    "flaky-1.1": "no",
+    "long-1": `${(variant === "b" ? "z" : "x").repeat(5000)}END`,
+    "bidi-1": BIDI,
+  };
+}
+
+/**
+ * The target: shell that starts no program (a node target's start was most of these runs' CPU)
+ * prints the answer file of its variant and case, or of the sample for flaky-1.
+ */
+const APP = `IFS= read -r input || :
+id=\${input#*'"id":"'}; id=\${id%%'"'*}
+sample=\${input##*'"sample":'}; sample=\${sample%%[!0-9]*}
+file=answers/$1/$id
+[ -e "$file" ] || file=$file.$sample
+IFS= read -r answer < "$file" || :
+printf %s "$answer"
 `;
+
+function answerFiles(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const variant of ["a", "b"] as const) {
+    for (const [name, text] of Object.entries(answers(variant))) {
+      files[`answers/${variant}/${name}`] = `${text}\n`;
+    }
+  }
+  return files;
+}
 
 /** A throwaway folder for a whole test file (makeProject's are removed after each test). */
 export function scratch(): { root: string; remove: () => void } {
@@ -81,11 +101,16 @@ export function write(root: string, files: Record<string, string>): void {
 
 /** A case project and two real `eb eval` runs of it (variants a and b), k = 2. */
 export async function caseRuns(root: string): Promise<{ base: string; cand: string }> {
-  write(root, { ".eval-banana/config.toml": "", "cases.jsonl": `${CASES}\n`, "app.mjs": APP });
+  write(root, {
+    ".eval-banana/config.toml": "",
+    "cases.jsonl": `${CASES}\n`,
+    "app.sh": APP,
+    ...answerFiles(),
+  });
   const runs: string[] = [];
   for (const variant of ["a", "b"]) {
     const run = await runEb(
-      ["eval", "cases.jsonl", "--target", `node app.mjs ${variant}`, "-k", "2", "--cwd", root],
+      ["eval", "cases.jsonl", "--target", `sh app.sh ${variant}`, "-k", "2", "--cwd", root],
       { cwd: root },
     );
     expect(run.code, run.stderr).toBe(1);
