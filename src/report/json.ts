@@ -13,6 +13,32 @@ export function parseJsonOrNull(text: string): unknown {
 }
 
 /**
+ * A run document as JSON text, indented as JSON.stringify(value, null, 2) would but for its
+ * top-level arrays (the items, the checks): a line for each entry. It reads, greps and diffs by
+ * item, and is half the size of JSON indented through every item, quicker to write and read.
+ */
+export function documentJson(value: unknown): string {
+  if (!isObject(value)) return `${JSON.stringify(value, null, 2)}\n`;
+  const fields: string[] = [];
+  for (const [key, field] of Object.entries(value)) {
+    const json = Array.isArray(field) && field.length > 0 ? entryLines(field) : nested(field);
+    if (json !== undefined) fields.push(`  ${JSON.stringify(key)}: ${json}`);
+  }
+  return fields.length === 0 ? "{}\n" : `{\n${fields.join(",\n")}\n}\n`;
+}
+
+/** A field's value indented one level in, or undefined where JSON.stringify leaves it out. */
+function nested(field: unknown): string | undefined {
+  return JSON.stringify(field, null, 2)?.replaceAll("\n", "\n  ");
+}
+
+function entryLines(entries: readonly unknown[]): string {
+  // Inside an array JSON.stringify writes what it cannot (undefined, a function) as null.
+  const lines = entries.map((entry) => `    ${JSON.stringify(entry) ?? "null"}`);
+  return `[\n${lines.join(",\n")}\n  ]`;
+}
+
+/**
  * `value` with `map` applied to every string in it, and to every key too with `keys`. Only what
  * changed is copied: the documents this runs over are large and nearly always come out the
  * same. Only what JSON.parse could have made is entered: a Date or a buffer is kept as it is.

@@ -15,6 +15,13 @@ export type LineVisitor = (text: string, line: number, ended: boolean) => void;
 const CHUNK_BYTES = 256 * 1024;
 
 /**
+ * Bytes decoded into one string at a time, cut at a line's end. A string over V8's largest
+ * regular object (128 KiB; a UTF-16 string takes two bytes a character) is allocated on pages of
+ * its own, and the chunks of 500,000 rows decoded whole cost more than parsing them (bench/stats).
+ */
+const DECODE_BYTES = 32 * 1024;
+
+/**
  * Calls `visit` with every line of `file`, cut from bytes as they are read: memory holds one
  * line at most, and a line over MAX_LINE_BYTES is refused as soon as it gets there. Two buffers
  * take turns, used again and again (a fresh buffer per read, as a read stream makes, costs more
@@ -75,15 +82,23 @@ class LineSplitter {
       this.emit(chunk, first, true);
       start = first + 1;
     }
-    // The whole lines of the chunk decoded at once, then cut: a "\n" byte never occurs inside a
+    // Whole lines decoded a piece at a time, then cut: a "\n" byte never occurs inside a
     // multi-byte UTF-8 character, so each line decodes as it would alone.
-    const text = chunk.toString("utf8", start, last + 1);
+    for (let piece = start; piece <= last; ) {
+      const end = pieceEnd(chunk, piece, last);
+      this.lines(chunk.toString("utf8", piece, end));
+      piece = end;
+    }
+    if (last + 1 < length) this.keep(chunk, last + 1, length);
+  }
+
+  /** Each line of `text`, which ends with a "\n". */
+  private lines(text: string): void {
     let from = 0;
     for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
       this.visit(text.slice(from, nl), this.line++, true);
       from = nl + 1;
     }
-    if (last + 1 < length) this.keep(chunk, last + 1, length);
   }
 
   end(): void {
@@ -111,6 +126,16 @@ class LineSplitter {
       `${this.file}:${this.line}: the line is over ${Math.round(MAX_LINE_BYTES / 2 ** 20)} MB, longer than any row can be — this is not a rows file, or the line is damaged: remove it`,
     );
   }
+}
+
+/**
+ * Where the piece of whole lines from `start` ends: after the last "\n" within DECODE_BYTES, or
+ * after the first one past them when a line is longer. `last` is the chunk's last "\n".
+ */
+function pieceEnd(chunk: Buffer, start: number, last: number): number {
+  if (last < start + DECODE_BYTES) return last + 1;
+  const within = chunk.lastIndexOf(10, start + DECODE_BYTES - 1);
+  return within >= start ? within + 1 : chunk.indexOf(10, start) + 1;
 }
 
 function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string } {

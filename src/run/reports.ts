@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { documentJson } from "../report/json.js";
 
 /** What a run folder's reports are made of. */
 export interface Reports {
@@ -20,10 +21,7 @@ export async function writeReports(
   reports: Reports,
   scrub: (text: string) => string,
 ): Promise<string[]> {
-  await writeFile(
-    path.join(runDir, "report.json"),
-    scrub(`${JSON.stringify(reports.report, null, 2)}\n`),
-  );
+  await writeFile(path.join(runDir, "report.json"), scrub(documentJson(reports.report)));
   const warnings: string[] = [];
   for (const file of reports.files) {
     await writeFile(path.join(runDir, file.name), scrub(file.text)).catch((error: unknown) => {

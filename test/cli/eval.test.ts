@@ -193,6 +193,14 @@ describe("eb eval against an OpenAI-compatible endpoint", () => {
     expect(manifest).toHaveProperty("git_commit");
 
     const report = readReport(runDir);
+    // A line for each item, so that report.json reads and diffs by item.
+    const itemLines = readFileSync(path.join(runDir, "report.json"), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith('    {"id":'));
+    expect(itemLines.map((line) => JSON.parse(line.replace(/,$/, "")).id)).toEqual(
+      (report.items as { id: string }[]).map((item) => item.id),
+    );
+    expect(itemLines).toHaveLength(4);
     expect(report.stats).toEqual({
       items: 4,
       samples: 12,
