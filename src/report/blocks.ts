@@ -56,7 +56,7 @@ export const compareBlockSchema = z
     paired_interval: z
       .enum(PAIRED_INTERVALS)
       .describe(
-        "The paired interval computed: Miettinen–Nurminen per case combined by Newcombe (these cases, each sampled twice or more on both sides), Tango's score interval, continuity-corrected (cases like these, or one sample per case), or the bootstrap (--interval bootstrap).",
+        "The paired interval computed: Miettinen–Nurminen score intervals on these cases, each sampled twice or more on both sides (the union of one per case, combined by Newcombe, and one that keeps the spread of the cases), Tango's score interval, continuity-corrected (cases like these, or one sample per case), or the bootstrap (--interval bootstrap).",
       ),
     paired: count.describe("Items in both runs."),
     margin: z.number(),
