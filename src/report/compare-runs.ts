@@ -31,6 +31,7 @@ export function compareRunRows(
   const comparison = comparePaired(base.tally.items, cand.tally.items, options);
   if (comparison.n === 0) throw new InputError(noSharedItem(base, cand));
   const warnings = [
+    ...sameRunWarning(base, cand),
     ...base.warnings,
     ...cand.warnings,
     ...manifestWarnings(base.manifest, cand.manifest),
@@ -40,6 +41,19 @@ export function compareRunRows(
     ...fractionalScoreWarning(cand.tally.items.values(), "candidate"),
   ];
   return { ...comparison, warnings };
+}
+
+/** A run given as both sides (`eb compare latest latest`) can only show no change. */
+function sameRunWarning(base: RunRows, cand: RunRows): string[] {
+  const id = base.manifest?.run_id ?? null;
+  const same =
+    path.resolve(base.file) === path.resolve(cand.file) ||
+    (id !== null && id === cand.manifest?.run_id);
+  if (!same) return [];
+  const named = id ?? path.resolve(base.file);
+  return [
+    `the baseline and the candidate are the same run (${named}): a run compared with itself shows no change — name two runs`,
+  ];
 }
 
 export function manifestWarnings(

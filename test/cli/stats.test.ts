@@ -299,6 +299,32 @@ describe("eb compare", () => {
       "definitions differ between the runs for 1 item(s) or file(s): c1",
     );
     expect(result.stdout).toContain("over 48 items");
+    expect(result.stderr).not.toContain("same run");
+  });
+
+  it("warns that a run given as both sides can only show no change", async () => {
+    const dir = makeProject();
+    const file = rowsFile(
+      dir,
+      "run.jsonl",
+      many(5, () => [1]),
+      { kind: "cases", run_id: "r-1" },
+    );
+    const copy = rowsFile(
+      dir,
+      "copy.jsonl",
+      many(5, () => [1]),
+      { kind: "cases", run_id: "r-1" },
+    );
+    for (const [base, cand] of [
+      [file, file],
+      [file, copy],
+    ]) {
+      const result = await runEb(["compare", base!, cand!]);
+      expect(result.stderr).toContain(
+        "the baseline and the candidate are the same run (r-1): a run compared with itself shows no change",
+      );
+    }
   });
 });
 
