@@ -16,6 +16,7 @@ import {
   withComparison,
 } from "../report/compare-runs.js";
 import type { RunDocument } from "../report/document.js";
+import { documentJson } from "../report/json.js";
 import { readDocument } from "../report/read-document.js";
 import type { RunRows } from "../report/read-rows.js";
 import type { SummaryOptions } from "../report/run-summary.js";
@@ -99,7 +100,7 @@ export function printComparison(c: CompareFigures, json: boolean): void {
       strata: c.strata,
       warnings: c.warnings,
     };
-    process.stdout.write(`${terminalSafeJson(JSON.stringify(object, null, 2))}\n`);
+    process.stdout.write(terminalSafeJson(documentJson(object)));
   } else {
     // Ids and strata come from the rows.
     process.stdout.write(comparisonText(terminalSafeStrings(c)));

@@ -17,6 +17,7 @@ import { FLAKY_SHOWN, summaryText } from "../render/stats-text.js";
 import { type Calibration, readCalibratedRun } from "../report/calibrate.js";
 import { type Coverage, isIncomplete } from "../report/coverage.js";
 import type { RunDocument } from "../report/document.js";
+import { documentJson } from "../report/json.js";
 import { documentOf, readWrittenReport } from "../report/read-document.js";
 import { type RunRows, readRun } from "../report/read-rows.js";
 import type { RunSummary } from "../report/run-summary.js";
@@ -70,7 +71,7 @@ export async function reportCommand(run: string, flags: ReportFlags): Promise<nu
   const failing = failingItems(doc.items);
   // Ids, strata, tags, grader names and reasons come from the rows: made safe for the terminal.
   const output = flags.json
-    ? `${terminalSafeJson(JSON.stringify({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), ...(doc.run.sequential && { sequential: doc.run.sequential }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing.map(failingField), graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }, null, 2))}\n`
+    ? `${terminalSafeJson(documentJson({ ...summary.stats, ...(coverage && { items_planned: doc.items_planned, items_not_run: doc.items_not_run, samples_planned: doc.samples_planned }), ...(doc.run.sequential && { sequential: doc.run.sequential }), breakdown: summary.breakdown, flaky_items: summary.flaky, failing_items: failing.map(failingField), graders: summary.graders, latency: summary.latency, tokens: summary.tokens, ...calibrationField(calibration), warnings }))}`
     : `${notRun(doc)}${reportText(printable({ summary, calibration, failing }, flags.all === true), coverage, flags.all === true)}`;
   process.stdout.write(output);
   if (flags.html !== undefined) {

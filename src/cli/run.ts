@@ -12,7 +12,7 @@ import {
   runJunit,
   runText,
 } from "../index.js";
-import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
+import { terminalSafe, terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
@@ -87,7 +87,7 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
     process.stdout.write(
       flags.json
-        ? await readFile(path.join(run.runDir, "report.json"), "utf8")
+        ? terminalSafeJson(await readFile(path.join(run.runDir, "report.json"), "utf8"))
         : runText(terminalSafeStrings(run.document), { all: flags.verbose === true }),
     );
     if (flags.junit !== undefined) {

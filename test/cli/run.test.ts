@@ -124,6 +124,18 @@ describe("eb run with deterministic checks", () => {
     expect(half.code).toBe(0);
   });
 
+  it("--json prints report.json with the characters that drive a terminal escaped", async () => {
+    // A C1 CSI and a right-to-left override in the check's output: JSON.stringify leaves both raw.
+    const script = 'print("a\\u009b31mred \\u202eevil")\nraise SystemExit(1)';
+    const project = makeProject({ "eval_checks/a.yaml": deterministicYaml("a", script) });
+    const result = await runEb(["run", "--cwd", project, "--json"]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).not.toMatch(/[\u009b\u202e]/);
+    expect(result.stdout).toContain("\\u009b31mred \\u202eevil");
+    const report = JSON.parse(result.stdout) as CheckReport;
+    expect(report.checks[0]?.stdout).toContain("a\u009b31mred \u202eevil");
+  });
+
   it("runs the seed README's example check unchanged", async () => {
     const seed = [
       "schema_version: 1",
