@@ -1,9 +1,7 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { mergeRuns, runText } from "../index.js";
 import { terminalSafeStrings } from "../report/terminal.js";
 import { settingFlags } from "./options.js";
-import { printWarning } from "./output.js";
+import { printWarning, reportJson } from "./output.js";
 
 export interface MergeFlags extends Record<string, unknown> {
   cwd: string;
@@ -25,9 +23,7 @@ export async function mergeCommand(runs: string[], flags: MergeFlags): Promise<n
     onWarning: printWarning,
   });
   process.stdout.write(
-    flags.json
-      ? await readFile(path.join(merged.runDir, "report.json"), "utf8")
-      : runText(terminalSafeStrings(merged.report)),
+    flags.json ? await reportJson(merged.runDir) : runText(terminalSafeStrings(merged.report)),
   );
   return merged.exitCode;
 }

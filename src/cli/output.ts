@@ -1,5 +1,7 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import pc from "picocolors";
-import { CommandGuard, terminalSafe } from "../report/terminal.js";
+import { CommandGuard, terminalSafe, terminalSafeJson } from "../report/terminal.js";
 
 // Messages quote user content (ids, paths, what a script printed): made safe before printing.
 
@@ -9,6 +11,11 @@ export function printError(message: string): void {
 
 export function printWarning(message: string): void {
   process.stderr.write(`${pc.yellow("warning:")} ${terminalSafe(message)}\n`);
+}
+
+/** A run folder's report.json for `--json`: the same JSON, with terminal controls escaped. */
+export async function reportJson(runDir: string): Promise<string> {
+  return terminalSafeJson(await readFile(path.join(runDir, "report.json"), "utf8"));
 }
 
 /** Debug lines for --verbose. */

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
 import type { Config } from "../config/load.js";
@@ -12,11 +11,11 @@ import {
   runJunit,
   runText,
 } from "../index.js";
-import { terminalSafe, terminalSafeJson, terminalSafeStrings } from "../report/terminal.js";
+import { terminalSafe, terminalSafeStrings } from "../report/terminal.js";
 import { runToGithub } from "./github.js";
 import { abortOnSignals } from "./interrupt.js";
 import { settingFlags } from "./options.js";
-import { debugLogger, printWarning } from "./output.js";
+import { debugLogger, printWarning, reportJson } from "./output.js";
 import { type ResultOutFlags, type RunSeen, withResultFile } from "./result-out.js";
 import { withRunGate } from "./resume-gate.js";
 import { resumeHint } from "./resume-hint.js";
@@ -87,7 +86,7 @@ async function runAndPrint(flags: RunFlags, seen: RunSeen): Promise<number> {
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[K");
     process.stdout.write(
       flags.json
-        ? terminalSafeJson(await readFile(path.join(run.runDir, "report.json"), "utf8"))
+        ? await reportJson(run.runDir)
         : runText(terminalSafeStrings(run.document), { all: flags.verbose === true }),
     );
     if (flags.junit !== undefined) {
