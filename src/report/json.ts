@@ -13,9 +13,10 @@ export function parseJsonOrNull(text: string): unknown {
 }
 
 /**
- * A run document as JSON text, indented as JSON.stringify(value, null, 2) would but for its
- * top-level arrays (the items, the checks): a line for each entry. It reads, greps and diffs by
- * item, and is half the size of JSON indented through every item, quicker to write and read.
+ * A report (report.json, or the summary `--json` prints) as JSON text, indented as
+ * JSON.stringify(value, null, 2) would but for its top-level arrays (items, checks, failing
+ * items): a line for each entry. It reads, greps and diffs by item, and is half the size of JSON
+ * indented through every item, quicker to write and read.
  */
 export function documentJson(value: unknown): string {
   if (!isObject(value)) return `${JSON.stringify(value, null, 2)}\n`;
